@@ -1,0 +1,88 @@
+# sroce: software RoCEv2 NIC. `make help` lists the targets.
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+VERSION := 0.1
+
+KVER ?= $(shell $(TOP)/scripts/kver.sh 6.1 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+# One object tree per kernel, so builds for 6.1 and 6.12 never mix.
+KB := $(BUILD)/kbuild/$(subst /,_,$(abspath $(KDIR)))
+KREL = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+
+MULTIARCH := $(shell gcc -print-multiarch)
+PROVIDER_DIR ?= /usr/lib/$(MULTIARCH)/libibverbs
+PROVIDER := $(BUILD)/provider/libsroce-rdmav34.so
+PROGS_SRC := $(wildcard tests/vm/prog/*.c)
+PROGS := $(patsubst tests/vm/prog/%.c,$(BUILD)/prog/%,$(PROGS_SRC))
+STAGE := $(BUILD)/stage
+
+all: module provider progs
+
+help:
+	@echo "make deps      install build/test dependencies (apt, rdma-core source)"
+	@echo "make           build sroce.ko (KVER/KDIR), libsroce and test programs"
+	@echo "make C=1       ... and run sparse on the module"
+	@echo "make install   install module, provider and driver file [DESTDIR=]"
+	@echo "make demo      boot a VM, add an sroce device, show ibv_devinfo"
+	@echo "make check     every build, static check and test; prints N passed, N failed"
+
+deps:
+	$(TOP)/scripts/deps.sh
+
+# Kbuild wants the sources beside the objects; copy them into the
+# per-kernel tree (only what changed) and build there.
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': make deps"; exit 1; }
+	@mkdir -p $(KB)
+	@cp -ru --preserve=timestamps Kbuild drivers include $(KB)/
+	$(MAKE) -C $(KDIR) M=$(KB) $(if $(C),C=$(C)) modules
+
+provider: $(PROVIDER)
+
+$(PROVIDER): $(wildcard userspace-provider/*) include/uapi/rdma/sroce-abi.h scripts/build-provider.sh
+	$(TOP)/scripts/build-provider.sh $(BUILD)/provider
+
+progs: $(PROGS)
+
+$(BUILD)/prog/%: tests/vm/prog/%.c include/uapi/rdma/sroce-abi.h
+	@mkdir -p $(dir $@)
+	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -o $@ $< -libverbs -lpthread
+
+install: module provider
+	install -D -m 644 $(KB)/drivers/infiniband/sw/sroce/sroce.ko \
+		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce.ko
+	install -D -m 755 $(PROVIDER) $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
+	install -D -m 644 userspace-provider/sroce.driver \
+		$(DESTDIR)/etc/libibverbs.d/sroce.driver
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
+
+install-tests: progs
+	@mkdir -p $(DESTDIR)/usr/libexec/sroce
+	$(if $(PROGS),install -m 755 $(PROGS) $(DESTDIR)/usr/libexec/sroce/)
+
+# The tree the VM harness lays over its base image.
+stage:
+	rm -rf $(STAGE)
+	$(MAKE) install install-tests DESTDIR=$(STAGE)
+
+# Sources for `dkms add/build/install sroce/$(VERSION)`.
+dkms-src:
+	install -d $(DESTDIR)/usr/src/sroce-$(VERSION)
+	cp -r Kbuild dkms.conf drivers include $(DESTDIR)/usr/src/sroce-$(VERSION)/
+
+unit:
+	$(MAKE) -C tests/unit run
+
+demo: deps
+	$(MAKE) all stage
+	$(TOP)/scripts/vm-run.sh tests/vm/demo.sh
+
+check:
+	$(TOP)/scripts/check.sh
+
+clean:
+	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/unit \
+		$(STAGE) $(BUILD)/results
+
+.PHONY: all help deps module provider progs install install-tests stage \
+	dkms-src unit demo check clean

@@ -1,0 +1,105 @@
+#!/bin/bash
+# PID 1 of the sroce test VM (installed as /init by vm-initramfs.sh).
+# Sets up a minimal system without udev, runs /sroce-test/run, scans the
+# kernel log for splats and prints one SROCE-RESULT line that vm-run.sh
+# parses, then powers off. No `set -e`: whatever fails, PID 1 must still
+# reach the result line and the power-off, or the host only sees a timeout.
+set -u
+
+# Real coreutils/iproute2 first: busybox's applets (last in PATH) lack
+# features the tests need, e.g. its `ip` has no netns.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/lib/sroce-busybox
+export HOME=/root TERM=dumb LANG=C.UTF-8
+
+log() { echo "sroce-init: $*"; }
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# The kernel may have started us without a console on fd 0-2.
+exec </dev/null >/dev/console 2>&1
+
+# Parameters from the kernel command line (vm-run.sh sets them).
+host=1 net=user tmo=540
+for w in $(cat /proc/cmdline); do
+	case $w in
+	sroce_host=*) host=${w#*=} ;;
+	sroce_net=*) net=${w#*=} ;;
+	sroce_timeout=*) tmo=${w#*=} ;;
+	esac
+done
+
+kver=$(uname -r)
+# The per-run overlay may have added modules under extra/.
+[ -d "/lib/modules/$kver/extra" ] && depmod -a
+# No udev: load what it would have loaded. rdma_ucm provides
+# /dev/infiniband/rdma_cm, ib_uverbs the uverbs char devices.
+modprobe -a virtio_pci virtio_net ib_uverbs rdma_ucm || log "modprobe failed"
+
+ip link set lo up
+for _ in $(seq 50); do
+	[ -e /sys/class/net/eth0 ] && break
+	sleep 0.1
+done
+
+# Addresses: user networking (slirp, restrict=on: no way out) expects
+# 10.0.2.15; the point-to-point link of --two uses 10.77.0.N. The ULA v6
+# address gets `nodad` so it is usable at once instead of after DAD.
+peer=$((3 - host))
+case $net in
+user) ip4=10.0.2.15 peer4= peer6= ;;
+p2p) ip4=10.77.0.$host peer4=10.77.0.$peer peer6=fd77::$peer ;;
+*) log "unknown sroce_net=$net"; ip4= ;;
+esac
+ip6=fd77::$host
+if [ -e /sys/class/net/eth0 ]; then
+	ip link set eth0 up
+	ip addr add "$ip4/24" dev eth0
+	ip addr add "$ip6/64" dev eth0 nodad
+else
+	log "no eth0"
+fi
+
+export SROCE_HOST=$host SROCE_NETDEV=eth0 SROCE_IP4=$ip4 SROCE_IP6=$ip6
+export SROCE_PEER_IP4=$peer4 SROCE_PEER_IP6=$peer6 KVER=$kver
+export SROCE_TESTS=/sroce-test/tests
+
+args=()
+[ -f /sroce-test/args ] && mapfile -d '' -t args </sroce-test/args
+
+status=127
+if [ -f /sroce-test/run ]; then
+	cd /sroce-test || true
+	# -k: a test that ignores SIGTERM still ends, and we still report.
+	timeout -k 5 "$tmo" bash /sroce-test/run "${args[@]}"
+	status=$?
+	cd / || true
+	[ $status -eq 124 ] && log "test timed out after ${tmo}s"
+else
+	log "no /sroce-test/run"
+fi
+
+pat='BUG:|WARNING:|Oops|refcount_t:|soft lockup|self-detected stall|blocked for more than|general protection|UBSAN|kernel BUG|KASAN|list_add corruption|list_del corruption'
+hits=$(dmesg | grep -E "$pat")
+dm=clean
+if [ -n "$hits" ]; then
+	dm=dirty
+	log "kernel log shows problems:"
+	printf '%s\n' "$hits" | sed 's/^/sroce-init: dmesg: /'
+	# The whole splat (with its trace) is what a developer needs next.
+	log "full dmesg follows"
+	dmesg | sed 's/^/sroce-init: dmesg: /'
+fi
+echo "SROCE-RESULT: test=$status dmesg=$dm"
+# Let the serial port drain the line before the machine disappears.
+sleep 0.2
+poweroff -f
+echo o >/proc/sysrq-trigger
+sleep 5
+echo b >/proc/sysrq-trigger

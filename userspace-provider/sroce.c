@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsroce: the rdma-core (libibverbs) provider for sroce, the software
+ * RoCEv2 NIC kernel module.
+ *
+ * Built against rdma-core 56.1's private headers and linked against the
+ * system libibverbs (Debian bookworm: libibverbs 44); both use provider ABI
+ * IBVERBS_PRIVATE_34. See scripts/build-provider.sh.
+ *
+ * Device matching: sroce is out of tree, so its devices report
+ * RDMA_DRIVER_UNKNOWN and may have any name. libibverbs then offers every
+ * unclaimed device to every loaded provider in turn, calling a provider's
+ * match_device() unconditionally (after its match_table, which we do not
+ * have). We claim a device only if it carries the sroce sysfs attribute, so
+ * we never take another driver's device (rxe, siw, ...).
+ *
+ * So far this provides contexts, device/port queries and PDs. Every verb we
+ * do not set in sroce_ctx_ops falls through to libibverbs' verbs_dummy_ops,
+ * which fail with EOPNOTSUPP (NULL + errno for object creation, the error as
+ * return value otherwise), which is the honest answer until each object
+ * lands here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+static bool sroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char buf[16] = {};
+	unsigned long ver;
+	char *end;
+
+	/* No attribute: not ours. This is the common case for other devices. */
+	if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev, "%s",
+				      SROCE_SYSFS_MATCH_ATTR) <= 0)
+		return false;
+
+	errno = 0;
+	ver = strtoul(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return false;
+
+	/*
+	 * It is a sroce device but from a module we cannot talk to. Say so:
+	 * otherwise the user only sees the device silently missing.
+	 */
+	if (ver != SROCE_ABI_VERSION) {
+		fprintf(stderr,
+			"libsroce: device %s has sroce ABI %lu, this library supports %d\n",
+			sysfs_dev->ibdev_name, ver, SROCE_ABI_VERSION);
+		return false;
+	}
+	return true;
+}
+
+static struct verbs_device *sroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct sroce_device *dev;
+
+	(void)sysfs_dev;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->ibv_dev;
+}
+
+static void sroce_uninit_device(struct verbs_device *vdev)
+{
+	free(to_sdev(&vdev->device));
+}
+
+static int sroce_query_device(struct ibv_context *ibctx,
+			      const struct ibv_query_device_ex_input *input,
+			      struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+
+	/*
+	 * The kernel only passes a u64; the string is ours to make. Use the
+	 * major.minor.sub 16-bit-field convention the software drivers share.
+	 */
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
+			    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
+{
+	struct sroce_alloc_pd_cmd_resp resp = {};
+	struct ibv_alloc_pd cmd;
+	struct sroce_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+
+	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	pd->pdn = resp.drv.pdn;
+	return &pd->ibv_pd;
+}
+
+static int sroce_dealloc_pd(struct ibv_pd *ibpd)
+{
+	int ret;
+
+	/* On failure the kernel still holds the PD, so must we. */
+	ret = ibv_cmd_dealloc_pd(ibpd);
+	if (ret)
+		return ret;
+	free(to_spd(ibpd));
+	return 0;
+}
+
+static void sroce_free_context(struct ibv_context *ibctx)
+{
+	struct sroce_context *ctx = to_sctx(ibctx);
+
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+/* Only what exists; see the top of the file for everything else. */
+static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_pd	 = sroce_alloc_pd,
+	.dealloc_pd	 = sroce_dealloc_pd,
+	.free_context	 = sroce_free_context,
+	.query_device_ex = sroce_query_device,
+	.query_port	 = sroce_query_port,
+};
+
+static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd, void *private_data)
+{
+	struct sroce_get_context_resp resp = {};
+	struct ibv_get_context cmd;
+	struct sroce_context *ctx;
+	int ret;
+
+	(void)private_data;
+
+	/*
+	 * The driver id goes into every ioctl header and the kernel rejects a
+	 * mismatch, so it must be what sroce reports: UNKNOWN.
+	 */
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err;
+
+	/*
+	 * The uverbs ABI version was checked at match time, but a module that
+	 * answers with another layout would corrupt every later command.
+	 */
+	if (resp.drv.abi_version != SROCE_ABI_VERSION) {
+		fprintf(stderr,
+			"libsroce: %s: kernel sroce ABI %u, this library supports %d\n",
+			ibdev->name, resp.drv.abi_version, SROCE_ABI_VERSION);
+		ret = EPROTONOSUPPORT;
+		goto err;
+	}
+
+	verbs_set_ops(&ctx->ibv_ctx, &sroce_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err:
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static const struct verbs_device_ops sroce_dev_ops = {
+	.name			= "sroce",
+	/* libibverbs checks the device's uverbs abi_version against these. */
+	.match_min_abi_version	= SROCE_ABI_VERSION,
+	.match_max_abi_version	= SROCE_ABI_VERSION,
+	/* No match_table: no name, modalias or driver id identifies sroce. */
+	.match_device		= sroce_match_device,
+	.alloc_device		= sroce_alloc_device,
+	.uninit_device		= sroce_uninit_device,
+	.alloc_context		= sroce_alloc_context,
+};
+
+PROVIDER_DRIVER(sroce, sroce_dev_ops);

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * libsroce private types: the provider's wrappers around the libibverbs
+ * objects and the command/response layouts it exchanges with the kernel.
+ */
+#ifndef SROCE_PROVIDER_H
+#define SROCE_PROVIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/driver.h>
+#include <rdma/sroce-abi.h>
+
+struct sroce_device {
+	struct verbs_device	ibv_dev;
+};
+
+struct sroce_context {
+	struct verbs_context	ibv_ctx;
+};
+
+struct sroce_pd {
+	struct ibv_pd		ibv_pd;
+	/* The kernel's PD number; QPs and MRs will carry it. */
+	uint32_t		pdn;
+};
+
+/*
+ * The kernel writes the driver's response immediately after the core uverbs
+ * response (the udata output buffer starts at sizeof(core response)), so the
+ * driver part must sit at exactly that offset with no padding in between.
+ * rdma-core's DECLARE_DRV_CMD needs a generated _STRUCT_ macro per kernel
+ * header; spelling the two pairs out by hand is shorter than faking that.
+ */
+struct sroce_get_context_resp {
+	struct ib_uverbs_get_context_resp	ibv_resp;
+	struct sroce_alloc_ucontext_resp	drv;
+};
+
+struct sroce_alloc_pd_cmd_resp {
+	struct ib_uverbs_alloc_pd_resp		ibv_resp;
+	struct sroce_alloc_pd_resp		drv;
+};
+
+static_assert(offsetof(struct sroce_get_context_resp, drv) ==
+	      sizeof(struct ib_uverbs_get_context_resp), "ucontext resp layout");
+static_assert(offsetof(struct sroce_alloc_pd_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_alloc_pd_resp), "alloc_pd resp layout");
+
+static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct sroce_context, ibv_ctx.context);
+}
+
+static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_device, ibv_dev.device);
+}
+
+static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct sroce_pd, ibv_pd);
+}
+
+#endif /* SROCE_PROVIDER_H */
