@@ -7,7 +7,8 @@ KVER ?= $(shell $(TOP)/scripts/kver.sh 6.1 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 # One object tree per kernel, so builds for 6.1 and 6.12 never mix.
 KB := $(BUILD)/kbuild/$(subst /,_,$(abspath $(KDIR)))
-KREL = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+# The release modules install under (Debian's kernel.release can differ).
+KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
 
 MULTIARCH := $(shell gcc -print-multiarch)
 PROVIDER_DIR ?= /usr/lib/$(MULTIARCH)/libibverbs
@@ -16,7 +17,7 @@ PROGS_SRC := $(wildcard tests/vm/prog/*.c)
 PROGS := $(patsubst tests/vm/prog/%.c,$(BUILD)/prog/%,$(PROGS_SRC))
 STAGE := $(BUILD)/stage
 
-all: module provider progs
+all: module provider progs test-kmod
 
 help:
 	@echo "make deps      install build/test dependencies (apt, rdma-core source)"
@@ -37,6 +38,10 @@ module:
 	@cp -ru --preserve=timestamps Kbuild drivers include $(KB)/
 	$(MAKE) -C $(KDIR) M=$(KB) $(if $(C),C=$(C)) modules
 
+test-kmod: module
+	@mkdir -p $(KB)/tests && cp -ru --preserve=timestamps tests/kmod $(KB)/tests/
+	$(MAKE) -C $(KDIR) M=$(KB)/tests/kmod $(if $(C),C=$(C)) modules
+
 provider: $(PROVIDER)
 
 $(PROVIDER): $(wildcard userspace-provider/*) include/uapi/rdma/sroce-abi.h scripts/build-provider.sh
@@ -56,7 +61,9 @@ install: module provider
 		$(DESTDIR)/etc/libibverbs.d/sroce.driver
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
 
-install-tests: progs
+install-tests: progs test-kmod
+	install -D -m 644 $(KB)/tests/kmod/sroce_test_kverbs.ko \
+		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce_test_kverbs.ko
 	@mkdir -p $(DESTDIR)/usr/libexec/sroce
 	$(if $(PROGS),install -m 755 $(PROGS) $(DESTDIR)/usr/libexec/sroce/)
 
@@ -84,5 +91,5 @@ clean:
 	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/unit \
 		$(STAGE) $(BUILD)/results
 
-.PHONY: all help deps module provider progs install install-tests stage \
+.PHONY: all help deps module test-kmod provider progs install install-tests stage \
 	dkms-src unit demo check clean

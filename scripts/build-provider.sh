@@ -25,8 +25,13 @@ src=$top/build/rdma-core-$ver
 bld=$top/build/rdma-core-build
 cmake_args=(-GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1)
 
-mkdir -p "$1"
+mkdir -p "$1" "$top/build"
 out=$(cd "$1" && pwd)
+
+# Two builds at once (make -j, or two checkouts' helpers) must not extract or
+# configure over each other.
+exec 9>"$top/build/.rdma-core.lock"
+flock 9
 
 if [ ! -f "$src/.sroce-extracted" ]; then
 	if [ ! -f "$tarball" ]; then

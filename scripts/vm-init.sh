@@ -27,15 +27,22 @@ exec </dev/null >/dev/console 2>&1
 
 # Parameters from the kernel command line (vm-run.sh sets them).
 host=1 net=user tmo=540
-for w in $(cat /proc/cmdline); do
+read -ra words </proc/cmdline
+for w in "${words[@]}"; do
 	case $w in
 	sroce_host=*) host=${w#*=} ;;
 	sroce_net=*) net=${w#*=} ;;
 	sroce_timeout=*) tmo=${w#*=} ;;
+	# Boot-time profiling: every init step with a timestamp.
+	sroce_trace=1) PS4='+ ${EPOCHREALTIME} '; set -x ;;
 	esac
 done
 
 kver=$(uname -r)
+# A task stuck in D state for 30 s is a bug here, not slowness; the hung
+# task detector then logs its stack (and the dmesg scan fails the run)
+# long before the suite's timeout.
+echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 # The per-run overlay may have added modules under extra/.
 [ -d "/lib/modules/$kver/extra" ] && depmod -a
 # No udev: load what it would have loaded. rdma_ucm provides
@@ -53,15 +60,20 @@ done
 # address gets `nodad` so it is usable at once instead of after DAD.
 peer=$((3 - host))
 case $net in
-user) ip4=10.0.2.15 peer4= peer6= ;;
+user) ip4=10.0.2.15 peer4='' peer6='' ;;
 p2p) ip4=10.77.0.$host peer4=10.77.0.$peer peer6=fd77::$peer ;;
-*) log "unknown sroce_net=$net"; ip4= ;;
+*) log "unknown sroce_net=$net"; ip4='' peer4='' peer6='' ;;
 esac
 ip6=fd77::$host
 if [ -e /sys/class/net/eth0 ]; then
 	ip link set eth0 up
 	ip addr add "$ip4/24" dev eth0
 	ip addr add "$ip6/64" dev eth0 nodad
+	# Carrier comes a moment after "up"; tests should not race it.
+	for _ in $(seq 30); do
+		[ "$(cat /sys/class/net/eth0/operstate)" = up ] && break
+		sleep 0.1
+	done
 else
 	log "no eth0"
 fi
@@ -69,23 +81,36 @@ fi
 export SROCE_HOST=$host SROCE_NETDEV=eth0 SROCE_IP4=$ip4 SROCE_IP6=$ip6
 export SROCE_PEER_IP4=$peer4 SROCE_PEER_IP6=$peer6 KVER=$kver
 export SROCE_TESTS=/sroce-test/tests
+SROCE_SUITE=$(cat /sroce-test/name 2>/dev/null || echo run)
+export SROCE_SUITE
 
 args=()
 [ -f /sroce-test/args ] && mapfile -d '' -t args </sroce-test/args
 
 status=127
 if [ -f /sroce-test/run ]; then
+	# Own line: the firmware banner before us ends without a newline, and
+	# TAP wants its plan line at the start of a line.
+	printf '\nsroce-init: running %s on %s, host %s, %s\n' "$SROCE_SUITE" "$kver" "$host" "$ip4"
 	cd /sroce-test || true
 	# -k: a test that ignores SIGTERM still ends, and we still report.
-	timeout -k 5 "$tmo" bash /sroce-test/run "${args[@]}"
+	suite=$(cat /sroce-test/path 2>/dev/null || echo /sroce-test/run)
+	timeout -k 5 "$tmo" bash "$suite" "${args[@]}"
 	status=$?
 	cd / || true
-	[ $status -eq 124 ] && log "test timed out after ${tmo}s"
+	if [ $status -eq 124 ]; then
+		log "test timed out after ${tmo}s; blocked tasks:"
+		# sysrq-w logs the stack of every task in D state: where it hung.
+		echo w >/proc/sysrq-trigger
+		sleep 0.5
+		dmesg | sed -n '/sysrq: Show Blocked State/,$p' | sed 's/^/sroce-init: /'
+	fi
 else
 	log "no /sroce-test/run"
 fi
 
-pat='BUG:|WARNING:|Oops|refcount_t:|soft lockup|self-detected stall|blocked for more than|general protection|UBSAN|kernel BUG|KASAN|list_add corruption|list_del corruption'
+# "BUG cache (Tainted...)" is how SLUB reports a red zone or poison hit.
+pat='BUG:|BUG [^ ]+ \((Not tainted|Tainted)|WARNING:|Oops|refcount_t:|soft lockup|detected stall|blocked for more than|general protection|UBSAN|kernel BUG|KASAN|list_add corruption|list_del corruption'
 hits=$(dmesg | grep -E "$pat")
 dm=clean
 if [ -n "$hits" ]; then
@@ -96,7 +121,9 @@ if [ -n "$hits" ]; then
 	log "full dmesg follows"
 	dmesg | sed 's/^/sroce-init: dmesg: /'
 fi
-echo "SROCE-RESULT: test=$status dmesg=$dm"
+# The leading newline ends any partial line (firmware banner, a test's
+# last output without a newline) so the host finds the result.
+printf '\nSROCE-RESULT: test=%s dmesg=%s\n' "$status" "$dm"
 # Let the serial port drain the line before the machine disappears.
 sleep 0.2
 poweroff -f

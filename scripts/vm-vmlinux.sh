@@ -29,6 +29,7 @@ is_elf() { [ "$(head -c4 "$1" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ]; }
 try() {
 	local magic=$1 off
 	shift
+	# shellcheck disable=SC2013 # the offsets are plain numbers
 	for off in $(LC_ALL=C grep -obUaP "$magic" "$img" | cut -d: -f1); do
 		tail -c +$((off + 1)) "$img" | "$@" >"$tmp" 2>/dev/null || true
 		if is_elf "$tmp" && [ "$(stat -c %s "$tmp")" -gt 1000000 ]; then

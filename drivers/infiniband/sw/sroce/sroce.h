@@ -18,6 +18,7 @@
 #define SROCE_VENDOR_ID		0xffffff	/* no IEEE OUI of our own */
 #define SROCE_VENDOR_PART_ID	0x5e0c
 #define SROCE_HW_REV		1
+#define SROCE_FW_MAJOR		1
 #define SROCE_MAX_PD		0x10000
 #define SROCE_GID_TBL_LEN	1024
 #define SROCE_PKEY_TBL_LEN	1

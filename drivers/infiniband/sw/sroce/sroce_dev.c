@@ -34,6 +34,8 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	 * Only what works is advertised; queue pairs, CQs and memory
 	 * registration report zero until their verbs exist.
 	 */
+	/* major << 32 | minor << 16 | sub, as rdma-core formats it */
+	attr->fw_ver = (u64)SROCE_FW_MAJOR << 32;
 	attr->sys_image_guid = sdev->ibdev.node_guid;
 	attr->vendor_id = SROCE_VENDOR_ID;
 	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
@@ -129,11 +131,24 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	return sdev;
 }
 
-/* Undoes sroce_dev_alloc(); the RDMA core frees the memory afterwards. */
+/*
+ * Undoes sroce_dev_alloc(), from dealloc_driver: the RDMA core calls that
+ * for every device it frees, registered or not, and frees the memory after.
+ */
 void sroce_dev_release(struct sroce_dev *sdev)
 {
 	ida_destroy(&sdev->pd_ida);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+}
+
+/*
+ * rdma-core's rxe provider claims any device whose name starts with "rxe",
+ * whichever driver it belongs to, so such a name would hand an sroce
+ * device to the wrong userspace driver.
+ */
+static bool sroce_name_ok(const char *name)
+{
+	return strncmp(name, "rxe", 3) != 0;
 }
 
 static bool sroce_name_taken(const char *name)
@@ -154,7 +169,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	bool gone;
 	int ret;
 
-	if (!sroce_netdev_supported(ndev))
+	if (!sroce_netdev_supported(ndev) || !sroce_name_ok(name))
 		return -EINVAL;
 	if (sroce_name_taken(name))
 		return -EEXIST;
@@ -177,10 +192,10 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 
 	ret = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
 	if (ret)
-		goto err_unlist;
+		goto err_free;
 	ret = ib_register_device(&sdev->ibdev, name, NULL);
 	if (ret)
-		goto err_unlist;
+		goto err_free;
 
 	mutex_lock(&sroce_devices_lock);
 	gone = sdev->ndev_gone;
@@ -192,21 +207,22 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	}
 	return 0;
 
-err_unlist:
-	sroce_dev_unlist(sdev);
 err_free:
-	sroce_dev_release(sdev);
+	/* Calls dealloc_driver, which undoes all of the above. */
 	ib_dealloc_device(&sdev->ibdev);
 	return ret;
 }
 
-/* Called once per device, from dealloc_driver or a failed add. */
+/* From dealloc_driver: whether or not @sdev ever made it onto the list. */
 void sroce_dev_unlist(struct sroce_dev *sdev)
 {
+	bool listed;
+
 	mutex_lock(&sroce_devices_lock);
+	listed = !list_empty(&sdev->list);
 	list_del_init(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
-	if (atomic_dec_and_test(&sroce_num_devices))
+	if (listed && atomic_dec_and_test(&sroce_num_devices))
 		wake_up(&sroce_devices_gone);
 }
 

@@ -80,7 +80,10 @@ static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 
 static void sroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%d.0", SROCE_ABI_VERSION);
+	u64 fw = to_sdev(ibdev)->attr.fw_ver;
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u", (u32)(fw >> 32),
+		 (u32)(fw >> 16) & 0xffff, (u32)fw & 0xffff);
 }
 
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -95,6 +98,17 @@ static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/*
+ * Having this op lets the core remove a device (rdma link delete, netdev
+ * gone, rmmod) while processes still hold it open: it destroys their
+ * objects through the ordinary destroy verbs, sends them
+ * IB_EVENT_DEVICE_FATAL and then calls here. Nothing of ours outlives
+ * those objects, so there is nothing left to release.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
@@ -165,6 +179,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.device_group = &sroce_dev_attr_group,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,

@@ -1,0 +1,97 @@
+#!/bin/bash
+# harness-selftest.sh: proves the VM harness itself works, with the kernel's
+# own rdma_rxe (no sroce code involved): modules load, a RoCE device comes
+# up on eth0, verbs traffic flows on one host, netem is available, and in
+# two-VM mode (SROCE_PEER_IP4 set) RC traffic crosses the link.
+#   scripts/vm-run.sh tests/vm/harness-selftest.sh
+#   scripts/vm-run.sh --two tests/vm/harness-selftest.sh
+# No `set -e`: a failed check is a TAP result, not the end of the suite.
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+dev=rxe0
+port=18515
+
+# gid_index DEV IPV4: the index of the RoCE v2 GID that carries IPV4
+# (an IPv4-mapped IPv6 address). The GID table fills asynchronously after
+# the device is created, so wait for it a little.
+gid_index() {
+	local dev=$1 ip=$2 want g i
+	local IFS=.
+	# shellcheck disable=SC2086 # splitting the dotted quad is the point
+	set -- $ip
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4")
+	unset IFS
+	for _ in $(seq 50); do
+		for g in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+			i=${g##*/}
+			if [ "$(cat "$g" 2>/dev/null)" = "$want" ] &&
+				[ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+				echo "$i"
+				return 0
+			fi
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# retry TRIES CMD...: rerun CMD once a second until it succeeds; the peer's
+# server may not be listening yet.
+retry() {
+	local n=$1 i
+	shift
+	for i in $(seq "$n"); do
+		"$@" && return 0
+		[ "$i" = "$n" ] || sleep 1
+	done
+	return 1
+}
+
+two=0
+: "${SROCE_PEER_IP6:=}"
+[ -n "${SROCE_PEER_IP4:-}" ] && two=1
+if [ $two = 1 ]; then plan 16; else plan 13; fi
+
+diag "host $SROCE_HOST, kernel $KVER, args: $*"
+is "$SROCE_NETDEV" eth0 "SROCE_NETDEV is eth0"
+ok "$([ -n "$SROCE_IP4" ] && ip -4 addr show dev eth0 | grep -qF " $SROCE_IP4/" && echo 1 || echo 0)" \
+	"eth0 carries SROCE_IP4 ($SROCE_IP4)"
+run_ok "modprobe rdma_rxe" modprobe rdma_rxe
+run_ok "rdma link add $dev on eth0" rdma link add "$dev" type rxe netdev eth0
+ok "$(ibv_devices | grep -cw "$dev")" "ibv_devices lists $dev"
+
+gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
+ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
+
+# One device, loopback: server and client are the same rxe0 (the TCP side
+# channel goes over lo).
+timeout 60 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $port >/tmp/srv.log 2>&1 &
+srv=$!
+run_ok "ibv_rc_pingpong -c on one host (client)" \
+	retry 10 timeout 30 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $port 127.0.0.1
+wait $srv
+st=$?
+ok "$((st == 0))" "ibv_rc_pingpong -c on one host (server)" || diag "$(cat /tmp/srv.log)"
+
+run_ok "tc netem loss 1% on eth0" tc qdisc add dev eth0 root netem loss 1%
+ok "$(tc qdisc show dev eth0 | grep -c 'netem.*loss 1%')" "netem qdisc is in place"
+run_ok "netem removed" tc qdisc del dev eth0 root
+
+if [ $two = 1 ]; then
+	# Both guests boot at about the same time, but not exactly.
+	run_ok "peer $SROCE_PEER_IP4 answers ping" retry 30 ping -c 1 -W 1 "$SROCE_PEER_IP4"
+	run_ok "peer $SROCE_PEER_IP6 answers ping" retry 10 ping -6 -c 1 -W 1 "$SROCE_PEER_IP6"
+	# h1 serves, h2 connects (and retries until h1's server listens).
+	if [ "$SROCE_HOST" = 1 ]; then
+		run_ok "ibv_rc_pingpong -c across VMs (server)" \
+			timeout 120 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $port
+	else
+		run_ok "ibv_rc_pingpong -c across VMs (client)" \
+			retry 60 timeout 30 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $port "$SROCE_PEER_IP4"
+	fi
+fi
+
+run_ok "rdma link delete $dev" rdma link delete "$dev"
+run_ok "rmmod rdma_rxe" rmmod rdma_rxe

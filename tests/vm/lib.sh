@@ -1,0 +1,130 @@
+# shellcheck shell=bash
+# tests/vm/lib.sh - a small TAP producer for the in-VM suites (bash).
+#
+#   . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+#   plan 3                      # or call done_testing at the end instead
+#   ok "$((n > 0))" "saw packets"          # passes when COND is a non-zero integer
+#   ok "dmesg | grep -q up" "link came up" # ... or a command line that exits 0
+#   is "$(cat f)" "42" "f holds 42"        # string equality
+#   run_ok "modprobe" modprobe rdma_rxe    # passes when the command exits 0
+#   fails_ok "bad qpn refused" cmd ...     # passes when the command exits non-zero
+#   skip "no IPv6 on this kernel" "v6 ping" # only when the test cannot run at all
+#   diag "text"; bail_out "setup failed"
+#
+# Results are counted in this shell: call the helpers from the suite's own
+# shell, not from a subshell or a pipeline stage. Command output of run_ok
+# and fails_ok is shown (as # lines) when the test fails, or always with
+# TAP_VERBOSE=1. On exit the suite prints a summary and exits non-zero if a
+# test failed, if the plan and the count differ, or if there was no plan.
+
+_tap_n=0
+_tap_passed=0
+_tap_failed=0
+_tap_skipped=0
+_tap_plan=
+
+diag() {
+	local line
+	printf '%s\n' "$*" | while IFS= read -r line; do printf '# %s\n' "$line"; done
+}
+
+plan() {
+	[ -z "$_tap_plan" ] || bail_out "plan given twice"
+	_tap_plan=$1
+	echo "1..$1"
+}
+
+_tap_result() { # PASSED NAME [DIRECTIVE]
+	_tap_n=$((_tap_n + 1))
+	local name=${2//#/\\#}
+	if [ "$1" = 1 ]; then
+		[ -n "${3:-}" ] || _tap_passed=$((_tap_passed + 1))
+		echo "ok $_tap_n - $name${3:+ # $3}"
+		return 0
+	fi
+	_tap_failed=$((_tap_failed + 1))
+	echo "not ok $_tap_n - $name"
+	return 1
+}
+
+# ok COND NAME: COND is either an integer, true when non-zero (as in
+# "$((a > b))" or "$(grep -c x f)"), or a shell command line that is
+# evaluated and is true when it exits 0 ("cmd | grep -q x"). Not an exit
+# status: `ok $? ...` would be inverted; use run_ok for a command.
+ok() {
+	local cond=$1 name=${2:-} pass=0
+	if [[ $cond =~ ^-?[0-9]+$ ]]; then
+		[ "$cond" != 0 ] && pass=1
+	else
+		eval "$cond" >/dev/null 2>&1 && pass=1
+	fi
+	_tap_result $pass "$name" && return 0
+	[[ $cond =~ ^-?[0-9]+$ ]] || diag "condition: $cond"
+	return 1
+}
+
+is() {
+	local got=$1 want=$2 name=${3:-}
+	[ "$got" = "$want" ] && _tap_result 1 "$name" && return 0
+	_tap_result 0 "$name"
+	diag "     got: '$got'"
+	diag "expected: '$want'"
+	return 1
+}
+
+# _tap_cmd WANT_ZERO NAME CMD...: the shared body of run_ok and fails_ok.
+_tap_cmd() {
+	local want_zero=$1 name=$2 out st pass=0
+	shift 2
+	out=$("$@" 2>&1)
+	st=$?
+	if [ "$want_zero" = 1 ]; then [ $st = 0 ] && pass=1; else [ $st != 0 ] && pass=1; fi
+	_tap_result $pass "$name"
+	if [ $pass = 0 ] || [ "${TAP_VERBOSE:-0}" = 1 ]; then
+		diag "\$ $* (exit $st)"
+		[ -z "$out" ] || diag "$(printf '%s\n' "$out" | tail -n 40)"
+	fi
+	[ $pass = 1 ]
+}
+
+run_ok() { _tap_cmd 1 "$@"; }
+fails_ok() { _tap_cmd 0 "$@"; }
+
+# skip REASON [NAME]: for a test that cannot run here at all, never to hide
+# a failure.
+skip() {
+	_tap_skipped=$((_tap_skipped + 1))
+	_tap_result 1 "${2:-skipped}" "SKIP $1"
+}
+
+bail_out() {
+	echo "Bail out! $*"
+	_tap_failed=$((_tap_failed + 1))
+	exit 255
+}
+
+done_testing() {
+	if [ -z "$_tap_plan" ]; then
+		_tap_plan=${1:-$_tap_n}
+		echo "1..$_tap_plan"
+	fi
+}
+
+_tap_end() {
+	local st=$? msg
+	trap - EXIT
+	if [ -z "$_tap_plan" ]; then
+		diag "no plan and no done_testing: the suite stopped early?"
+		_tap_failed=$((_tap_failed + 1))
+		echo "1..$_tap_n"
+	elif [ "$_tap_plan" != "$_tap_n" ]; then
+		diag "planned $_tap_plan tests but ran $_tap_n"
+		_tap_failed=$((_tap_failed + 1))
+	fi
+	msg="${SROCE_SUITE:-$(basename "$0")}: $_tap_passed passed, $_tap_failed failed, $_tap_skipped skipped"
+	diag "$msg"
+	if [ $_tap_failed != 0 ]; then exit 1; fi
+	# A suite that died on its own (set -e, bail_out) keeps its status.
+	exit "$st"
+}
+trap _tap_end EXIT
