@@ -46,28 +46,26 @@ checkpatch() {
 		include/uapi/rdma/sroce-abi.h tests/kmod/*.c
 }
 
-# vm_suite FILE: one VM boot (two for *.two.sh) runs the suite.
+# vm_suite FILE KVER STAGE: one VM boot (two for *.two.sh) runs the suite.
 vm_suite() {
-	local t=$1 name opts=()
-	name=$(basename "$t" .sh)
+	local t=$1 kver=$2 stage=$3 name opts=()
+	name=$(basename "$t" .sh)-$kver
 	case $t in *.two.sh) opts+=(--two) ;; esac
 	echo "== vm suite $name"
-	if scripts/vm-run.sh "${opts[@]}" --log "$res/vm-$name.log" "$t" \
-		> "$res/vm-$name.out" 2>&1; then
+	if scripts/vm-run.sh "${opts[@]}" --kver "$kver" --stage "$stage" \
+		--log "$res/vm-$name.log" "$t" > "$res/vm-$name.out" 2>&1; then
 		echo "ok - vm suite $name: VM ran clean" > "$res/vm-$name.harness.tap"
 	else
 		echo "not ok - vm suite $name: VM run failed (see $res/vm-$name.out)" \
 			> "$res/vm-$name.harness.tap"
 		tail -n 40 "$res/vm-$name.out" | sed 's/^/#   /'
 	fi
-	grep -E '^(\[h[12]\] )?(not )?ok ' "$res/vm-$name.out" | grep -v '^ok - vm suite' |
+	grep -E '^(\[h[12]\] )?(not )?ok ' "$res/vm-$name.out" |
 		sed -E 's/^\[h[12]\] //' > "$res/vm-$name.tap" || true
 	grep -E '^not ok' "$res/vm-$name.tap" | sed 's/^/#   /' || true
 	cat "$res/vm-$name.harness.tap"
+	tail -n 1 "$res/vm-$name.out"
 }
-
-k61=$(scripts/kver.sh 6.1 2>/dev/null)
-k612=$(scripts/kver.sh 6.12 2>/dev/null)
 
 step "dependencies installed (make deps)" scripts/deps.sh
 k61=$(scripts/kver.sh 6.1)
@@ -80,7 +78,9 @@ step "checkpatch --strict clean" checkpatch
 step "test module builds" make -s test-kmod KDIR=/lib/modules/$k61/build
 step "provider builds against rdma-core 56.1, links to system libibverbs" make -s provider
 step "test programs build" make -s progs
-step "install into a DESTDIR" make -s stage
+step "install into a DESTDIR ($k61)" make -s stage KDIR=/lib/modules/$k61/build
+step "install into a DESTDIR ($k612)" make -s stage KDIR=/lib/modules/$k612/build \
+	STAGE="$top/build/stage-$k612"
 step "dkms builds the module for $k612" scripts/dkms-check.sh "$k612"
 
 echo "== unit tests"
@@ -88,10 +88,12 @@ make -s -C tests/unit run > "$res/unit.tap" 2>&1
 grep -E '^not ok' "$res/unit.tap" | sed 's/^/#   /'
 grep -q '^1\.\.' "$res/unit.tap" || echo "not ok - unit tests did not finish" >> "$res/unit.tap"
 
+# Every suite on 6.1; the lifecycle suite on 6.12 too.
 for t in tests/vm/*.sh; do
-	case $(basename "$t") in lib.sh|demo.sh) continue ;; esac
-	vm_suite "$t"
+	case $(basename "$t") in lib.sh|harness-selftest.sh) continue ;; esac
+	vm_suite "$t" "$k61" "$top/build/stage"
 done
+vm_suite tests/vm/lifecycle.sh "$k612" "$top/build/stage-$k612"
 
 pass=$(cat "$res"/*.tap | grep -Ec '^ok ' || true)
 skip=$(cat "$res"/*.tap | grep -Ec '^ok .*# SKIP' || true)

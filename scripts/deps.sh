@@ -63,17 +63,19 @@ if ! have_all "${PKGS[@]}"; then
 	sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PKGS[@]}"
 fi
 
-# The newest 6.12 header package in backports (not the metapackage, which
-# would replace the 6.1 one).
+# The newest 6.12 headers and image in backports (not the metapackages,
+# which would replace the 6.1 ones): the module is built against both
+# kernels and the VM suites boot both.
 hdr612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb[0-9]+-amd64$' |
 	 awk '{print $1}' | sort -V | tail -n1)
 if [ -z "$hdr612" ]; then
 	echo "deps: no 6.12 headers found in bookworm-backports" >&2
 	exit 1
 fi
-if ! have_all "$hdr612"; then
+img612=linux-image-${hdr612#linux-headers-}
+if ! have_all "$hdr612" "$img612"; then
 	sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		-t bookworm-backports "$hdr612"
+		-t bookworm-backports "$hdr612" "$img612"
 fi
 
 # rdma-core's private provider headers: the upstream tarball from the pool.

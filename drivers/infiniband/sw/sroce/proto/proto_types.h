@@ -9,13 +9,13 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
+#include <linux/types.h>
 #include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
 #endif
 
 #endif /* SROCE_PROTO_TYPES_H */
