@@ -46,11 +46,16 @@ checkpatch() {
 		include/uapi/rdma/sroce-abi.h tests/kmod/*.c
 }
 
-# vm_suite FILE KVER STAGE: one VM boot (two for *.two.sh) runs the suite.
+# vm_suite FILE KVER STAGE [two]: one VM boot (two VMs joined by a link
+# for *.two.sh or with "two") runs the suite.
 vm_suite() {
 	local t=$1 kver=$2 stage=$3 name opts=()
 	name=$(basename "$t" .sh)-$kver
 	case $t in *.two.sh) opts+=(--two) ;; esac
+	if [ "${4:-}" = two ]; then
+		opts+=(--two)
+		name=$name-two
+	fi
 	echo "== vm suite $name"
 	if scripts/vm-run.sh "${opts[@]}" --kver "$kver" --stage "$stage" \
 		--log "$res/vm-$name.log" "$t" > "$res/vm-$name.out" 2>&1; then
@@ -88,7 +93,9 @@ make -s -C tests/unit run > "$res/unit.tap" 2>&1
 grep -E '^not ok' "$res/unit.tap" | sed 's/^/#   /'
 grep -q '^1\.\.' "$res/unit.tap" || echo "not ok - unit tests did not finish" >> "$res/unit.tap"
 
-# Every suite on 6.1; the lifecycle suite on 6.12 too.
+# The harness itself, with rdma_rxe, across two VMs; every suite on 6.1;
+# the lifecycle suite on 6.12 too.
+vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
 for t in tests/vm/*.sh; do
 	case $(basename "$t") in lib.sh|harness-selftest.sh) continue ;; esac
 	vm_suite "$t" "$k61" "$top/build/stage"

@@ -134,7 +134,7 @@ boot() {
 		set +e
 		timeout -k 5 "$timeout" "${qemu_common[@]}" -smp "$smp" -pidfile "$run/h$n.pid" "$@" \
 			-append "$cmdline sroce_host=$n sroce_net=$net" </dev/null 2>&1 |
-			sed -u 's/\r$//' | tee "$(hostlog "$n")" | sed -u "s/^/$prefix/"
+			sed -u -e 's/\r$//' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$(hostlog "$n")" | sed -u "s/^/$prefix/"
 		echo "${PIPESTATUS[0]}" >"$run/h$n.rc"
 	) &
 	pids+=($!)

@@ -40,6 +40,49 @@ static int bail(void)
 	return 1;
 }
 
+static void check_unbuilt(struct ibv_context *ctx)
+{
+	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_qp_init_attr qp_attr = { .qp_type = IBV_QPT_RC };
+	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
+	static char buf[4096];
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	struct ibv_ah *ah;
+	struct ibv_pd *pd;
+
+	pd = ibv_alloc_pd(ctx);
+	if (!check(pd != NULL, "a PD for the unbuilt-verb checks"))
+		return;
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	check(!mr && errno == EOPNOTSUPP, "ibv_reg_mr fails with EOPNOTSUPP (%s)",
+	      mr ? "succeeded" : strerror(errno));
+	errno = 0;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	check(!mw && errno == EOPNOTSUPP, "ibv_alloc_mw fails with EOPNOTSUPP (%s)",
+	      mw ? "succeeded" : strerror(errno));
+	errno = 0;
+	srq = ibv_create_srq(pd, &srq_attr);
+	check(!srq && errno == EOPNOTSUPP,
+	      "ibv_create_srq fails with EOPNOTSUPP (%s)",
+	      srq ? "succeeded" : strerror(errno));
+	errno = 0;
+	qp = ibv_create_qp(pd, &qp_attr);
+	check(!qp && errno == EOPNOTSUPP,
+	      "ibv_create_qp fails with EOPNOTSUPP (%s)",
+	      qp ? "succeeded" : strerror(errno));
+	errno = 0;
+	ah = ibv_create_ah(pd, &ah_attr);
+	check(!ah && errno == EOPNOTSUPP,
+	      "ibv_create_ah fails with EOPNOTSUPP (%s)",
+	      ah ? "succeeded" : strerror(errno));
+	check(ibv_dealloc_pd(pd) == 0, "the PD frees after the refusals");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_pd *pds[NPDS] = {};
@@ -102,7 +145,7 @@ int main(int argc, char **argv)
 			nfreed++;
 	check(nfreed == npd, "freed %d of %d PDs", nfreed, npd);
 
-	/* Until CQs exist the provider must refuse, not fake one. */
+	/* Until each object exists the provider must refuse, not fake one. */
 	errno = 0;
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	check(cq == NULL && errno == EOPNOTSUPP,
@@ -110,7 +153,7 @@ int main(int argc, char **argv)
 	      cq ? "succeeded" : strerror(errno));
 	if (cq)
 		ibv_destroy_cq(cq);
-
+	check_unbuilt(ctx);
 	ret = ibv_close_device(ctx);
 	check(ret == 0, "ibv_close_device returns 0 (%d)", ret);
 	ibv_free_device_list(list);
