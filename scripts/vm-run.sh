@@ -45,6 +45,13 @@ fi
 
 vmdir=$top/build/vm
 mkdir -p "$vmdir"
+# The machine has two cores: VM runs from several shells (developers,
+# helpers, make check) take turns instead of starving each other.
+if [ -z "${SROCE_VM_LOCKED:-}" ]; then
+	exec 9>"$vmdir/.lock"
+	flock 9
+	export SROCE_VM_LOCKED=1
+fi
 vmlinux=$vmdir/vmlinux-$kver
 base=$vmdir/base-$kver.cpio.gz
 "$top/scripts/vm-vmlinux.sh" "$kver" "$vmlinux"
