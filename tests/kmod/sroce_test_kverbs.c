@@ -2,7 +2,8 @@
 /*
  * A kernel consumer of an sroce device, as NVMe-oF or RDS would be. Loading
  * it runs the checks against the device named by "dev" and fails the load
- * with the first error, so `insmod` reports the result; it keeps nothing.
+ * with the first error, so `insmod` reports the result; it holds nothing
+ * once loaded, and the suite unloads it.
  */
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
@@ -30,8 +31,13 @@ static int kverbs_check_pds(struct ib_device *ibdev)
 			pr_err("sroce_test: ib_alloc_pd %d: %d\n", i, ret);
 			break;
 		}
-		/* The core hands out the device's all-memory lkey. */
-		if (pds[i]->local_dma_lkey != ibdev->local_dma_lkey) {
+		/*
+		 * The device offers an all-memory lkey, so the core must
+		 * hand it out and not build a DMA MR per PD.
+		 */
+		if (!(ibdev->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY) ||
+		    pds[i]->local_dma_lkey != ibdev->local_dma_lkey ||
+		    pds[i]->__internal_mr) {
 			pr_err("sroce_test: pd %d local_dma_lkey %u\n", i,
 			       pds[i]->local_dma_lkey);
 			ib_dealloc_pd(pds[i]);

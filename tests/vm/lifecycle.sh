@@ -172,6 +172,14 @@ run_ok "IBV_EVENT_PORT_ACTIVE delivered" eventually grep -q IBV_EVENT_PORT_ACTIV
 kill "$watch" 2>/dev/null
 wait "$watch" 2>/dev/null
 
+# veth0 stays up but loses carrier when its peer goes down.
+ip link set veth1 down
+run_ok "no carrier: port DOWN" eventually port_is my-rdma.dev_1 state PORT_DOWN
+is "$(devinfo_field my-rdma.dev_1 phys_state)" POLLING "up without carrier: phys_state POLLING"
+is "$(devinfo_field sv1 phys_state)" DISABLED "netdev down: phys_state DISABLED"
+ip link set veth1 up
+run_ok "carrier back: port ACTIVE" eventually port_is my-rdma.dev_1 state PORT_ACTIVE
+
 # --- MTU changes update active_mtu ---
 ip link set dmy0 mtu 9000
 is "$(port_field sd active_mtu)" 4096 "netdev MTU 9000 gives active_mtu 4096"
@@ -218,5 +226,6 @@ ip link del bond0
 ip link del dmy0
 run_ok "rmmod again" rmmod sroce
 run_ok "no netdev reference leaked" not dmesg_has 'to become free'
+run_ok "no port query failed (port events all delivered)" not dmesg_has 'ib_query_port failed'
 
 done_testing

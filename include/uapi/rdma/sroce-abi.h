@@ -33,6 +33,70 @@ struct sroce_alloc_pd_resp {
 	__u32 reserved;
 };
 
+/*
+ * Shared queues (CQ now; SQ and RQ later). A queue is one mapping: this
+ * control block, then a power-of-two array of fixed-size entries. Indices
+ * are free-running u32s; the slot of index i is i & (entries - 1). Each
+ * field is written by one side only, and the two indices live on separate
+ * cache lines so producer and consumer never write the same line.
+ *
+ * CQ arming (no syscall): userspace arms by storing into user_flag a new
+ * value, (sequence << SROCE_CQ_ARM_SEQ_SHIFT) | mode, with a sequence it
+ * increments on every arm, then issues a full barrier before it polls
+ * again. The kernel, after publishing a CQE (release), issues a full
+ * barrier, reads user_flag, and if it differs from kern_flag and the mode
+ * matches the CQE, raises the completion event and copies user_flag into
+ * kern_flag. Armed is exactly user_flag != kern_flag.
+ */
+struct sroce_queue_ctrl {
+	__u32 prod;		/* written by the producer only */
+	__u32 rsvd0[15];
+	__u32 cons;		/* written by the consumer only */
+	__u32 rsvd1[15];
+	__u32 user_flag;	/* written by userspace only */
+	__u32 rsvd2[15];
+	__u32 kern_flag;	/* written by the kernel only */
+	__u32 rsvd3[15];
+};
+
+#define SROCE_CQ_ARM_NEXT	1u
+#define SROCE_CQ_ARM_SOLICITED	2u
+#define SROCE_CQ_ARM_MODE_MASK	3u
+#define SROCE_CQ_ARM_SEQ_SHIFT	2
+
+/* sroce_cqe.flags */
+#define SROCE_CQE_WITH_IMM	(1u << 0)
+#define SROCE_CQE_WITH_INV	(1u << 1)
+#define SROCE_CQE_GRH		(1u << 2)
+
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u8 status;		/* enum ib_wc_status (== enum ibv_wc_status) */
+	__u8 opcode;		/* enum ib_uverbs_wc_opcode */
+	__u8 flags;		/* SROCE_CQE_* */
+	__u8 network_hdr_type;	/* RDMA_NETWORK_* of a UD receive */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 imm_data;	/* immediate data, in network byte order */
+	__u32 invalidated_rkey;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u16 pkey_index;
+	__u16 vlan_id;
+	__u8 smac[6];
+	__u8 sl;
+	__u8 port_num;
+	__u32 rsvd[3];
+};
+
+/* create_cq and resize_cq: where the ring is and how big. */
+struct sroce_cq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num_entries;	/* a power of two, >= the cqe asked for */
+	__u32 reserved;
+};
+
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
 #else
@@ -41,5 +105,8 @@ struct sroce_alloc_pd_resp {
 
 static_assert(sizeof(struct sroce_alloc_ucontext_resp) == 8, "ABI size");
 static_assert(sizeof(struct sroce_alloc_pd_resp) == 8, "ABI size");
+static_assert(sizeof(struct sroce_queue_ctrl) == 256, "ABI size");
+static_assert(sizeof(struct sroce_cqe) == 64, "ABI size");
+static_assert(sizeof(struct sroce_cq_resp) == 24, "ABI size");
 
 #endif /* SROCE_ABI_USER_H */

@@ -38,12 +38,12 @@ struct sroce_dev {
 	/* Last port state reported, so that events fire only on change. */
 	enum ib_port_state port_state;
 	struct ida pd_ida;
+	/* Set by dealloc_driver; protected by sroce_devices_lock. */
+	bool dead;
 	/*
-	 * Set when the netdev unregisters before ib_register_device() has
-	 * returned; sroce_dev_add() then takes the new device down itself.
+	 * Entry in sroce_devices, which holds a reference on ibdev.dev;
+	 * protected by sroce_devices_lock.
 	 */
-	bool ndev_gone;
-	/* Entry in sroce_devices; protected by sroce_devices_lock. */
 	struct list_head list;
 };
 
@@ -72,7 +72,6 @@ void sroce_dev_port_update(struct sroce_dev *sdev);
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_dev_netdev_gone(struct net_device *ndev);
 void sroce_dev_remove_all(void);
-void sroce_dev_unlist(struct sroce_dev *sdev);
 void sroce_dev_release(struct sroce_dev *sdev);
 
 /* sroce_verbs.c: the ib_device_ops entry points */

@@ -3,22 +3,23 @@
  * sroce: creating and removing devices, one ib_device per netdev.
  *
  * Lifetime: a device is on sroce_devices from just before registration
- * until the RDMA core calls dealloc_driver, whatever removes it (rdma link
- * delete, netdev unregister, rmmod). Lookups take a registration reference
- * with ib_device_try_get(), which fails for a device not (or no longer)
- * registered, so no caller ever sees a half-built or dying device.
+ * until module unload or the next rdma link add prunes it, and the list
+ * holds a reference on its struct device so the memory outlives the RDMA
+ * core's own teardown. dealloc_driver (whatever removed the device: rdma
+ * link delete, netdev unregister, rmmod) only marks the entry dead. Lookups
+ * take a registration reference with ib_device_try_get(), which fails for
+ * a device not (or no longer) registered, so no caller ever sees a
+ * half-built or dying device.
  */
 #include <linux/if_arp.h>
 #include <linux/mutex.h>
-#include <linux/wait.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 
 #include "sroce.h"
 
 static LIST_HEAD(sroce_devices);
 static DEFINE_MUTEX(sroce_devices_lock);
-static atomic_t sroce_num_devices = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(sroce_devices_gone);
 
 /* RoCE needs Ethernet framing; loopback carries it too. */
 static bool sroce_netdev_supported(const struct net_device *ndev)
@@ -55,7 +56,8 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 
 	mutex_lock(&sroce_devices_lock);
 	list_for_each_entry(sdev, &sroce_devices, list) {
-		if (sdev->ndev == ndev && ib_device_try_get(&sdev->ibdev)) {
+		if (!sdev->dead && sdev->ndev == ndev &&
+		    ib_device_try_get(&sdev->ibdev)) {
 			found = sdev;
 			break;
 		}
@@ -64,28 +66,22 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 	return found;
 }
 
+/*
+ * A device that is still registering when its netdev goes is not missed:
+ * our netdev reference keeps the netdev waiting, and the netdev core
+ * repeats NETDEV_UNREGISTER until every reference is gone.
+ */
 void sroce_dev_netdev_gone(struct net_device *ndev)
 {
-	struct sroce_dev *sdev, *found = NULL;
+	struct sroce_dev *sdev = sroce_dev_get_by_netdev(ndev);
 
-	mutex_lock(&sroce_devices_lock);
-	list_for_each_entry(sdev, &sroce_devices, list) {
-		if (sdev->ndev != ndev)
-			continue;
-		if (ib_device_try_get(&sdev->ibdev))
-			found = sdev;
-		else
-			sdev->ndev_gone = true;
-		break;
-	}
-	mutex_unlock(&sroce_devices_lock);
-
-	if (found) {
-		ib_unregister_device_queued(&found->ibdev);
-		ib_device_put(&found->ibdev);
+	if (sdev) {
+		ib_unregister_device_queued(&sdev->ibdev);
+		ib_device_put(&sdev->ibdev);
 	}
 }
 
+/* Called under RTNL, the only context that changes port_state. */
 void sroce_dev_port_update(struct sroce_dev *sdev)
 {
 	enum ib_port_state state = sroce_port_state(sdev);
@@ -132,11 +128,15 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 }
 
 /*
- * Undoes sroce_dev_alloc(), from dealloc_driver: the RDMA core calls that
- * for every device it frees, registered or not, and frees the memory after.
+ * From dealloc_driver: the RDMA core calls it for every device it frees,
+ * registered or not, and frees the memory once the last reference (ours,
+ * from the list, among them) is gone.
  */
 void sroce_dev_release(struct sroce_dev *sdev)
 {
+	mutex_lock(&sroce_devices_lock);
+	sdev->dead = true;
+	mutex_unlock(&sroce_devices_lock);
 	ida_destroy(&sdev->pd_ida);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
@@ -163,90 +163,110 @@ static bool sroce_name_taken(const char *name)
 	return true;
 }
 
+/* Drop the list's hold on devices the core has finished with. */
+static void sroce_dev_prune(void)
+{
+	struct sroce_dev *sdev, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&sroce_devices_lock);
+	list_for_each_entry_safe(sdev, tmp, &sroce_devices, list)
+		if (sdev->dead)
+			list_move(&sdev->list, &dead);
+	mutex_unlock(&sroce_devices_lock);
+
+	list_for_each_entry_safe(sdev, tmp, &dead, list) {
+		list_del(&sdev->list);
+		put_device(&sdev->ibdev.dev);
+	}
+}
+
+/* Add @sdev unless its netdev already has a live device. */
+static int sroce_dev_list_add(struct sroce_dev *sdev)
+{
+	struct sroce_dev *other;
+	int ret = 0;
+
+	mutex_lock(&sroce_devices_lock);
+	list_for_each_entry(other, &sroce_devices, list) {
+		if (!other->dead && other->ndev == sdev->ndev) {
+			ret = -EEXIST;
+			break;
+		}
+	}
+	if (!ret) {
+		get_device(&sdev->ibdev.dev);
+		list_add_tail(&sdev->list, &sroce_devices);
+	}
+	mutex_unlock(&sroce_devices_lock);
+	return ret;
+}
+
 int sroce_dev_add(const char *name, struct net_device *ndev)
 {
-	struct sroce_dev *sdev, *other;
-	bool gone;
+	struct sroce_dev *sdev;
 	int ret;
 
 	if (!sroce_netdev_supported(ndev) || !sroce_name_ok(name))
 		return -EINVAL;
 	if (sroce_name_taken(name))
 		return -EEXIST;
+	sroce_dev_prune();
 
 	sdev = sroce_dev_alloc(ndev);
 	if (!sdev)
 		return -ENOMEM;
-
-	mutex_lock(&sroce_devices_lock);
-	list_for_each_entry(other, &sroce_devices, list) {
-		if (other->ndev == ndev) {
-			mutex_unlock(&sroce_devices_lock);
-			ret = -EEXIST;
-			goto err_free;
-		}
-	}
-	list_add_tail(&sdev->list, &sroce_devices);
-	atomic_inc(&sroce_num_devices);
-	mutex_unlock(&sroce_devices_lock);
-
+	ret = sroce_dev_list_add(sdev);
+	if (ret)
+		goto err_dealloc;
 	ret = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
 	if (ret)
-		goto err_free;
+		goto err_dealloc;
 	ret = ib_register_device(&sdev->ibdev, name, NULL);
 	if (ret)
-		goto err_free;
+		goto err_dealloc;
 
-	mutex_lock(&sroce_devices_lock);
-	gone = sdev->ndev_gone;
-	mutex_unlock(&sroce_devices_lock);
-	if (gone) {
-		/* The netdev went while we registered; nobody else saw us. */
-		ib_unregister_device(&sdev->ibdev);
-		return -ENODEV;
+	/*
+	 * The link may have changed between the first look at it and the
+	 * moment events could be delivered; report what it is now. The list's
+	 * reference keeps sdev valid even if the device is already going.
+	 */
+	rtnl_lock();
+	if (ib_device_try_get(&sdev->ibdev)) {
+		sroce_dev_port_update(sdev);
+		ib_device_put(&sdev->ibdev);
 	}
+	rtnl_unlock();
 	return 0;
 
-err_free:
-	/* Calls dealloc_driver, which undoes all of the above. */
+err_dealloc:
+	/* Calls dealloc_driver, which undoes sroce_dev_alloc(). */
 	ib_dealloc_device(&sdev->ibdev);
+	sroce_dev_prune();
 	return ret;
 }
 
-/* From dealloc_driver: whether or not @sdev ever made it onto the list. */
-void sroce_dev_unlist(struct sroce_dev *sdev)
-{
-	bool listed;
-
-	mutex_lock(&sroce_devices_lock);
-	listed = !list_empty(&sdev->list);
-	list_del_init(&sdev->list);
-	mutex_unlock(&sroce_devices_lock);
-	if (listed && atomic_dec_and_test(&sroce_num_devices))
-		wake_up(&sroce_devices_gone);
-}
-
 /*
- * Module unload: unregister every device and wait for those that others
- * (netdev events, rdma link delete) are unregistering right now.
+ * Module unload, after the link type is gone (no add can run). A device
+ * that another path (netdev event, rdma link delete) is unregistering
+ * right now makes ib_unregister_device() wait on the core's
+ * unregistration lock until that path has returned from dealloc_driver,
+ * so no CPU is left in this module's code when unload completes.
  */
 void sroce_dev_remove_all(void)
 {
-	struct sroce_dev *sdev, *found;
+	struct sroce_dev *sdev;
 
-	do {
-		found = NULL;
+	for (;;) {
 		mutex_lock(&sroce_devices_lock);
-		list_for_each_entry(sdev, &sroce_devices, list) {
-			if (ib_device_try_get(&sdev->ibdev)) {
-				found = sdev;
-				break;
-			}
-		}
+		sdev = list_first_entry_or_null(&sroce_devices,
+						struct sroce_dev, list);
+		if (sdev)
+			list_del_init(&sdev->list);
 		mutex_unlock(&sroce_devices_lock);
-		if (found)
-			ib_unregister_device_and_put(&found->ibdev);
-	} while (found);
-
-	wait_event(sroce_devices_gone, !atomic_read(&sroce_num_devices));
+		if (!sdev)
+			break;
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+	}
 }

@@ -65,10 +65,14 @@ static int __init sroce_init(void)
 
 static void __exit sroce_exit(void)
 {
-	/* No new devices from here on; then take down the ones there are. */
+	/*
+	 * No new devices from here on; then take down the ones there are,
+	 * before the notifier goes: unregistering it replays NETDEV_DOWN and
+	 * NETDEV_UNREGISTER for every netdev, which would queue removals.
+	 */
 	rdma_link_unregister(&sroce_link_ops);
-	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_dev_remove_all();
+	unregister_netdevice_notifier(&sroce_netdev_nb);
 }
 
 module_init(sroce_init);

@@ -4,6 +4,8 @@
  * left out of the table: the RDMA core then answers -EOPNOTSUPP for them,
  * and keeps kernel ULPs off the device until the data-path verbs exist.
  */
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
@@ -29,6 +31,53 @@ static int sroce_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
+/*
+ * The netdev's link speed as an IB speed and width: the slowest pair at
+ * least as fast. Unknown speeds (dummy, loopback, many virtual NICs) and a
+ * netdev already unregistering report SDR 1X, quietly: ib_get_eth_speed()
+ * would warn on every query and fail for a dying netdev, and a failed
+ * query_port makes the core drop the port event being delivered.
+ */
+static void sroce_port_speed(struct sroce_dev *sdev, u16 *speed, u8 *width)
+{
+	static const struct {
+		u32 mbps;
+		u16 speed;
+		u8 width;
+	} map[] = {
+		{ 2500, IB_SPEED_SDR, IB_WIDTH_1X },
+		{ 5000, IB_SPEED_DDR, IB_WIDTH_1X },
+		{ 10000, IB_SPEED_QDR, IB_WIDTH_1X },
+		{ 14000, IB_SPEED_FDR, IB_WIDTH_1X },
+		{ 25000, IB_SPEED_EDR, IB_WIDTH_1X },
+		{ 50000, IB_SPEED_HDR, IB_WIDTH_1X },
+		{ 100000, IB_SPEED_EDR, IB_WIDTH_4X },
+		{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
+	};
+	struct ethtool_link_ksettings ks;
+	u32 mbps = 0;
+	int i, ret;
+
+	rtnl_lock();
+	ret = __ethtool_get_link_ksettings(sdev->ndev, &ks);
+	rtnl_unlock();
+	if (!ret && ks.base.speed != (u32)SPEED_UNKNOWN)
+		mbps = ks.base.speed;
+
+	*speed = IB_SPEED_SDR;
+	*width = IB_WIDTH_1X;
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		*speed = map[i].speed;
+		*width = map[i].width;
+		if (mbps <= map[i].mbps)
+			break;
+	}
+	if (!mbps) {
+		*speed = IB_SPEED_SDR;
+		*width = IB_WIDTH_1X;
+	}
+}
+
 static int sroce_query_port(struct ib_device *ibdev, u32 port,
 			    struct ib_port_attr *attr)
 {
@@ -37,8 +86,12 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 
 	/* The core zeroes *attr first. */
 	attr->state = sroce_port_state(sdev);
-	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
-		IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_DISABLED;
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (netif_running(sdev->ndev))
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = IB_MTU_4096;
 	/*
 	 * The largest IB MTU whose packets, with every RoCEv2 header, fit the
@@ -48,8 +101,8 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->active_mtu = mtu ? mtu : IB_MTU_256;
 	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
 	attr->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
-	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
-				&attr->active_width);
+	sroce_port_speed(sdev, &attr->active_speed, &attr->active_width);
+	return 0;
 }
 
 static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
@@ -57,7 +110,7 @@ static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 {
 	immutable->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
 	immutable->gid_tbl_len = SROCE_GID_TBL_LEN;
-	/* RoCEv2 on the wire; the core also lists RoCE v1 GIDs for it. */
+	/* RoCEv2 only: the core lists RoCE v2 GIDs and no v1 ones. */
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
@@ -86,15 +139,31 @@ static void sroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 (u32)(fw >> 16) & 0xffff, (u32)fw & 0xffff);
 }
 
+/*
+ * libsroce sends no driver data and expects the whole reply: anything else
+ * is a provider we do not speak to.
+ */
+static int sroce_check_udata(struct ib_udata *udata, size_t resp_len)
+{
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (udata->outlen < resp_len)
+		return -EINVAL;
+	return 0;
+}
+
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
 {
 	struct sroce_alloc_ucontext_resp resp = {
 		.abi_version = SROCE_ABI_VERSION,
 	};
+	int ret;
 
-	return ib_copy_to_udata(udata, &resp,
-				min_t(size_t, udata->outlen, sizeof(resp)));
+	ret = sroce_check_udata(udata, sizeof(resp));
+	if (ret)
+		return ret;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
@@ -119,6 +188,11 @@ static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct sroce_alloc_pd_resp resp = {};
 	int id, ret;
 
+	if (udata) {
+		ret = sroce_check_udata(udata, sizeof(resp));
+		if (ret)
+			return ret;
+	}
 	id = ida_alloc_range(&sdev->pd_ida, 1, SROCE_MAX_PD, GFP_KERNEL);
 	if (id < 0)
 		return id == -ENOSPC ? -ENOMEM : id;
@@ -126,9 +200,7 @@ static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	if (udata) {
 		resp.pdn = pd->pdn;
-		ret = ib_copy_to_udata(udata, &resp,
-				       min_t(size_t, udata->outlen,
-					     sizeof(resp)));
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (ret) {
 			ida_free(&sdev->pd_ida, id);
 			return ret;
@@ -148,7 +220,6 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
 	sroce_dev_release(sdev);
-	sroce_dev_unlist(sdev);
 }
 
 /* What libsroce matches on: see SROCE_SYSFS_MATCH_ATTR. */
