@@ -7,6 +7,10 @@
 
 static int tap_n, tap_failed;
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define ok(cond, ...) do {						\
 	int c_ = !!(cond);						\
 	printf("%sok %d - ", c_ ? "" : "not ", ++tap_n);		\

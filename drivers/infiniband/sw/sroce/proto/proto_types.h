@@ -8,9 +8,14 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/build_bug.h>
+#include <linux/string.h>
 #else
 #include <linux/types.h>
+#include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
 typedef __u8 u8;
 typedef __u16 u16;
 typedef __u32 u32;

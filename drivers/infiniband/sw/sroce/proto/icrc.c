@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* RoCEv2 invariant CRC; see icrc.h for the definition and byte order. */
+#include "icrc.h"
+
+#ifdef __KERNEL__
+#include <linux/crc32.h>
+
+u32 sroce_icrc_update(u32 crc, const void *buf, size_t len)
+{
+	return crc32_le(crc, buf, len);
+}
+#else
+/*
+ * Host build: the reflected CRC-32 four bits at a time. Entry i is the
+ * register after shifting the nibble i through it four times.
+ */
+static const u32 sroce_crc32_nibble[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+	0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+u32 sroce_icrc_update(u32 crc, const void *buf, size_t len)
+{
+	const u8 *p = buf;
+
+	while (len--) {
+		crc ^= *p++;
+		crc = (crc >> 4) ^ sroce_crc32_nibble[crc & 0xf];
+		crc = (crc >> 4) ^ sroce_crc32_nibble[crc & 0xf];
+	}
+	return crc;
+}
+#endif
+
+/* Offsets of the variant fields inside the IP and UDP headers */
+#define IPV4_TOS	1
+#define IPV4_TTL	8
+#define IPV4_CSUM	10
+#define IPV6_HOPLIMIT	7
+#define UDP_CSUM	6
+
+u32 sroce_icrc_begin(const void *iph, const void *udph, const void *bth)
+{
+	u8 ps[SROCE_IPV6_HLEN + SROCE_UDP_HLEN + SROCE_BTH_LEN];
+	const u8 *ip = iph;
+	size_t n;
+
+	if ((ip[0] >> 4) == 4) {
+		n = SROCE_IPV4_HLEN;
+		memcpy(ps, ip, n);
+		ps[IPV4_TOS] = 0xff;
+		ps[IPV4_TTL] = 0xff;
+		ps[IPV4_CSUM] = 0xff;
+		ps[IPV4_CSUM + 1] = 0xff;
+	} else {
+		n = SROCE_IPV6_HLEN;
+		memcpy(ps, ip, n);
+		/* version:4 traffic class:8 flow label:20 */
+		ps[0] |= 0x0f;
+		ps[1] = 0xff;
+		ps[2] = 0xff;
+		ps[3] = 0xff;
+		ps[IPV6_HOPLIMIT] = 0xff;
+	}
+	memcpy(ps + n, udph, SROCE_UDP_HLEN);
+	ps[n + UDP_CSUM] = 0xff;
+	ps[n + UDP_CSUM + 1] = 0xff;
+	n += SROCE_UDP_HLEN;
+	memcpy(ps + n, bth, SROCE_BTH_LEN);
+	ps[n + SROCE_BTH_RESV8A_OFF] = 0xff;
+	n += SROCE_BTH_LEN;
+
+	return sroce_icrc_update(SROCE_ICRC_SEED, ps, n);
+}
+
+bool sroce_icrc_calc(const void *l3, size_t len, u32 *icrc)
+{
+	const u8 *p = l3;
+	size_t iplen, hlen;
+	u32 crc;
+
+	if (len < 1)
+		return false;
+	switch (p[0] >> 4) {
+	case 4:
+		/* IHL 5: RoCEv2 peers never send IPv4 options */
+		if (p[0] != 0x45)
+			return false;
+		iplen = SROCE_IPV4_HLEN;
+		break;
+	case 6:
+		iplen = SROCE_IPV6_HLEN;
+		break;
+	default:
+		return false;
+	}
+	hlen = iplen + SROCE_UDP_HLEN + SROCE_BTH_LEN;
+	if (len < hlen + SROCE_ICRC_LEN)
+		return false;
+
+	crc = sroce_icrc_begin(p, p + iplen, p + iplen + SROCE_UDP_HLEN);
+	crc = sroce_icrc_update(crc, p + hlen, len - hlen - SROCE_ICRC_LEN);
+	*icrc = sroce_icrc_final(crc);
+	return true;
+}
+
+bool sroce_icrc_ok(const void *l3, size_t len)
+{
+	u32 icrc;
+
+	return sroce_icrc_calc(l3, len, &icrc) &&
+	       icrc == sroce_icrc_get((const u8 *)l3 + len - SROCE_ICRC_LEN);
+}
