@@ -75,5 +75,5 @@ gcc -O2 -g -Wall -Wextra -Werror -fPIC -shared \
 	-isystem "$bld/include" \
 	-isystem "$src" \
 	-o "$out/libsroce-rdmav$pabi.so" \
-	"$top/userspace-provider/sroce.c" \
+	"$top"/userspace-provider/*.c \
 	-Wl,--no-undefined -Wl,-z,defs -libverbs

@@ -150,10 +150,15 @@ static void sroce_free_context(struct ibv_context *ibctx)
 /* Only what exists; see the top of the file for everything else. */
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd	 = sroce_alloc_pd,
+	.create_cq	 = sroce_create_cq,
 	.dealloc_pd	 = sroce_dealloc_pd,
+	.destroy_cq	 = sroce_destroy_cq,
 	.free_context	 = sroce_free_context,
 	.query_device_ex = sroce_query_device,
+	.poll_cq	 = sroce_poll_cq,
 	.query_port	 = sroce_query_port,
+	.req_notify_cq	 = sroce_req_notify_cq,
+	.resize_cq	 = sroce_resize_cq,
 };
 
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,

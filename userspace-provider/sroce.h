@@ -6,6 +6,7 @@
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/driver.h>
@@ -25,6 +26,18 @@ struct sroce_pd {
 	uint32_t		pdn;
 };
 
+struct sroce_cq {
+	struct ibv_cq		ibv_cq;
+	/* Serializes pollers, arming and resize within the process. */
+	pthread_spinlock_t	lock;
+	struct sroce_queue_ctrl	*ctrl;	/* the mapping starts here */
+	struct sroce_cqe	*cqes;
+	size_t			map_size;
+	uint32_t		mask;
+	uint32_t		cons;	/* ours; published to ctrl->cons */
+	uint32_t		arm;	/* the last value stored in user_flag */
+};
+
 /*
  * The kernel writes the driver's response immediately after the core uverbs
  * response (the udata output buffer starts at sizeof(core response)), so the
@@ -42,6 +55,20 @@ struct sroce_alloc_pd_cmd_resp {
 	struct sroce_alloc_pd_resp		drv;
 };
 
+struct sroce_create_cq_cmd_resp {
+	struct ib_uverbs_create_cq_resp		ibv_resp;
+	struct sroce_cq_resp			drv;
+};
+
+struct sroce_resize_cq_cmd_resp {
+	struct ib_uverbs_resize_cq_resp		ibv_resp;
+	struct sroce_cq_resp			drv;
+};
+
+static_assert(offsetof(struct sroce_create_cq_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_create_cq_resp), "create_cq resp layout");
+static_assert(offsetof(struct sroce_resize_cq_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_resize_cq_resp), "resize_cq resp layout");
 static_assert(offsetof(struct sroce_get_context_resp, drv) ==
 	      sizeof(struct ib_uverbs_get_context_resp), "ucontext resp layout");
 static_assert(offsetof(struct sroce_alloc_pd_cmd_resp, drv) ==
@@ -61,5 +88,19 @@ static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibv_pd);
 }
+
+static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibv_cq);
+}
+
+/* sroce_cq.c */
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+int sroce_destroy_cq(struct ibv_cq *ibcq);
+int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 
 #endif /* SROCE_PROVIDER_H */

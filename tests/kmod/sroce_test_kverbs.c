@@ -51,6 +51,28 @@ static int kverbs_check_pds(struct ib_device *ibdev)
 	return ret;
 }
 
+/* A CQ as a ULP makes one: polled directly, armed, freed. */
+static int kverbs_check_cq(struct ib_device *ibdev)
+{
+	struct ib_wc wc;
+	struct ib_cq *cq;
+	int ret = 0;
+
+	cq = ib_alloc_cq(ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq)) {
+		pr_err("sroce_test: ib_alloc_cq: %ld\n", PTR_ERR(cq));
+		return PTR_ERR(cq);
+	}
+	if (cq->cqe < 16 || ib_poll_cq(cq, 1, &wc) != 0 ||
+	    ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+			     IB_CQ_REPORT_MISSED_EVENTS) != 0) {
+		pr_err("sroce_test: empty CQ misbehaves (cqe %d)\n", cq->cqe);
+		ret = -EINVAL;
+	}
+	ib_free_cq(cq);
+	return ret;
+}
+
 static int __init kverbs_test_init(void)
 {
 	struct ib_device *ibdev;
@@ -66,6 +88,8 @@ static int __init kverbs_test_init(void)
 		ret = -EPROTO;
 	if (!ret)
 		ret = kverbs_check_pds(ibdev);
+	if (!ret)
+		ret = kverbs_check_cq(ibdev);
 
 	ib_device_put(ibdev);
 	if (!ret)

@@ -86,7 +86,8 @@ struct sroce_cqe {
 	__u8 smac[6];
 	__u8 sl;
 	__u8 port_num;
-	__u32 rsvd[3];
+	__u32 rsvd[2];
+	__aligned_u64 kctx;	/* the kernel's own; always 0 in user CQs */
 };
 
 /* create_cq and resize_cq: where the ring is and how big. */

@@ -21,6 +21,8 @@
 #define SROCE_FW_MAJOR		1
 #define SROCE_MAX_PD		0x10000
 #define SROCE_GID_TBL_LEN	1024
+#define SROCE_MAX_CQ		0x10000
+#define SROCE_MAX_CQE		0x100000
 #define SROCE_PKEY_TBL_LEN	1
 /*
  * Reserved for kernel consumers: the lkey that names all kernel memory
@@ -38,6 +40,7 @@ struct sroce_dev {
 	/* Last port state reported, so that events fire only on change. */
 	enum ib_port_state port_state;
 	struct ida pd_ida;
+	atomic_t num_cq;
 	/* Set by dealloc_driver; protected by sroce_devices_lock. */
 	bool dead;
 	/*

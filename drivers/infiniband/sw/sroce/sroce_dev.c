@@ -32,7 +32,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	struct ib_device_attr *attr = &sdev->attr;
 
 	/*
-	 * Only what works is advertised; queue pairs, CQs and memory
+	 * Only what works is advertised; queue pairs and memory
 	 * registration report zero until their verbs exist.
 	 */
 	/* major << 32 | minor << 16 | sub, as rdma-core formats it */
@@ -42,6 +42,8 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
 	attr->hw_ver = SROCE_HW_REV;
 	attr->max_pd = SROCE_MAX_PD;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;

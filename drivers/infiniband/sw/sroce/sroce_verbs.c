@@ -13,6 +13,8 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_queue.h"
 
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
 {
@@ -245,19 +247,27 @@ const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_ABI_VERSION,
 
 	.alloc_pd = sroce_alloc_pd,
+	.create_cq = sroce_create_cq,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.destroy_cq = sroce_destroy_cq,
 	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+	.poll_cq = sroce_poll_cq,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: completion queues. The engines produce CQEs into a ring that
+ * userspace polls without a syscall (or the kernel's poll_cq, for kernel
+ * consumers); arming is a flag in the ring's shared control block. The
+ * protocol is in include/uapi/rdma/sroce-abi.h.
+ */
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "sroce_cq.h"
+
+/* A ring of at least @cqe + 1 entries: a full ring of @cqe must fit. */
+static int sroce_cq_ring_entries(int cqe, u32 *entries)
+{
+	if (cqe < 1 || cqe > SROCE_MAX_CQE)
+		return -EINVAL;
+	*entries = roundup_pow_of_two(cqe + 1);
+	return 0;
+}
+
+static int sroce_cq_respond(struct sroce_cq *cq, struct ib_udata *udata)
+{
+	struct sroce_cq_resp resp = {
+		.mmap_offset = sroce_queue_mmap_offset(&cq->q),
+		.mmap_size = cq->q.buf_size,
+		.num_entries = sroce_queue_entries(&cq->q),
+	};
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+static int sroce_cq_alloc_ring(struct sroce_queue *q, u32 entries,
+			       struct ib_udata *udata)
+{
+	struct sroce_ucontext *uc;
+
+	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	return sroce_queue_init(q, entries, sizeof(struct sroce_cqe),
+				uc ? &uc->ibuc : NULL);
+}
+
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct sroce_create_cq_arg *arg)
+{
+	struct ib_udata *udata = sroce_create_cq_udata(arg);
+	struct sroce_dev *sdev = to_sdev(ibcq->device);
+	struct sroce_cq *cq = to_scq(ibcq);
+	u32 entries;
+	int ret;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+	ret = sroce_cq_ring_entries(attr->cqe, &entries);
+	if (ret)
+		return ret;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->num_cq) > SROCE_MAX_CQ) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&cq->lock);
+	cq->is_user = !!udata;
+	ret = sroce_cq_alloc_ring(&cq->q, entries, udata);
+	if (ret)
+		return ret;
+	if (udata) {
+		ret = sroce_cq_respond(cq, udata);
+		if (ret)
+			goto err_ring;
+	}
+	/* Tell the consumer how many it may rely on, not the ring size. */
+	ibcq->cqe = entries - 1;
+	return 0;
+
+err_ring:
+	sroce_queue_destroy(&cq->q);
+err_count:
+	atomic_dec(&sdev->num_cq);
+	return ret;
+}
+
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	sroce_queue_destroy(&cq->q);
+	atomic_dec(&to_sdev(ibcq->device)->num_cq);
+	return 0;
+}
+
+/*
+ * The kernel reads the old ring's consumer index once, clamped, and moves
+ * what is left into the new ring from index 0; libsroce holds its CQ lock
+ * across the call and then maps the new ring.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_queue nq, old;
+	u32 entries, cons, used, i;
+	unsigned long flags;
+	int ret;
+
+	ret = sroce_cq_ring_entries(cqe, &entries);
+	if (ret)
+		return ret;
+	ret = sroce_cq_alloc_ring(&nq, entries, udata);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cons = cq->is_user ? READ_ONCE(cq->q.ctrl->cons) : cq->q.own;
+	used = cq->q.own - cons;
+	if (used > sroce_queue_entries(&cq->q)) {
+		/* A consumer index no honest consumer could have written. */
+		used = 0;
+	}
+	if (used > entries - 1) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		sroce_queue_destroy(&nq);
+		return -EINVAL;
+	}
+	for (i = 0; i < used; i++)
+		memcpy(sroce_queue_slot(&nq, i),
+		       sroce_queue_slot(&cq->q, cons + i),
+		       sizeof(struct sroce_cqe));
+	nq.own = used;
+	nq.ctrl->prod = used;
+	/* The arm state carries over: an armed CQ stays armed. */
+	nq.ctrl->user_flag = READ_ONCE(cq->q.ctrl->user_flag);
+	nq.ctrl->kern_flag = cq->q.ctrl->kern_flag;
+	old = cq->q;
+	cq->q = nq;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (udata) {
+		ret = sroce_cq_respond(cq, udata);
+		if (ret) {
+			/*
+			 * The new ring is in place and the old one is gone
+			 * for the kernel; the caller learns of the failure
+			 * and must destroy the CQ, which frees both.
+			 */
+			sroce_queue_destroy(&old);
+			return ret;
+		}
+	}
+	sroce_queue_destroy(&old);
+	ibcq->cqe = entries - 1;
+	return 0;
+}
+
+static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_qp *qp,
+			    struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->qp = qp;
+	wc->src_qp = cqe->src_qp;
+	wc->pkey_index = cqe->pkey_index;
+	wc->sl = cqe->sl;
+	wc->port_num = cqe->port_num;
+	if (cqe->flags & SROCE_CQE_WITH_IMM) {
+		wc->ex.imm_data = cqe->imm_data;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	} else if (cqe->flags & SROCE_CQE_WITH_INV) {
+		wc->ex.invalidate_rkey = cqe->invalidated_rkey;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	if (cqe->flags & SROCE_CQE_GRH) {
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE |
+				IB_WC_WITH_SMAC;
+		wc->network_hdr_type = cqe->network_hdr_type;
+		memcpy(wc->smac, cqe->smac, ETH_ALEN);
+	}
+}
+
+/* Kernel consumers only: userspace polls the ring itself. */
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	const struct sroce_cqe *cqe;
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (n = 0; n < num_entries; n++) {
+		cqe = sroce_queue_cons_slot(&cq->q);
+		if (!cqe)
+			break;
+		sroce_cqe_to_wc(cqe, (struct ib_qp *)(uintptr_t)cqe->kctx,
+				&wc[n]);
+		sroce_queue_cons_advance(&cq->q);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+static u32 sroce_cq_next_arm(u32 cur, u32 mode)
+{
+	return (((cur >> SROCE_CQ_ARM_SEQ_SHIFT) + 1) <<
+		SROCE_CQ_ARM_SEQ_SHIFT) | mode;
+}
+
+/* Kernel consumers; libsroce arms through the shared flag itself. */
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	unsigned long irqflags;
+	u32 mode;
+	int ret = 0;
+
+	mode = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+		SROCE_CQ_ARM_SOLICITED : SROCE_CQ_ARM_NEXT;
+	spin_lock_irqsave(&cq->lock, irqflags);
+	WRITE_ONCE(cq->q.ctrl->user_flag,
+		   sroce_cq_next_arm(cq->q.ctrl->user_flag, mode));
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    sroce_queue_cons_slot(&cq->q))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+static void sroce_cq_overflow(struct sroce_cq *cq)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+/*
+ * The one way a CQE enters a CQ, from any engine and any context. Returns
+ * -ENOSPC once the CQ has overflowed: it then stays in error, as the
+ * IBTA requires (11.4.2.1), and the caller moves its QP to error.
+ */
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  struct ib_qp *qp, bool solicited)
+{
+	struct sroce_queue_ctrl *ctrl;
+	bool notify = false, overflow = false;
+	unsigned long flags;
+	u32 arm, mode;
+	void *slot;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->overflowed) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return -ENOSPC;
+	}
+	slot = sroce_queue_prod_slot(&cq->q);
+	if (!slot) {
+		cq->overflowed = true;
+		overflow = true;
+		goto out;
+	}
+	memcpy(slot, cqe, sizeof(*cqe));
+	/* Kernel pointers go only into rings userspace cannot see. */
+	((struct sroce_cqe *)slot)->kctx = cq->is_user ? 0 : (uintptr_t)qp;
+	sroce_queue_prod_publish(&cq->q);
+
+	/*
+	 * Full barrier between publishing prod and reading the arm flag;
+	 * pairs with the consumer's between arming and polling again, so
+	 * either we see the arm or the consumer sees the CQE.
+	 */
+	smp_mb();
+	ctrl = cq->q.ctrl;
+	arm = READ_ONCE(ctrl->user_flag);
+	mode = arm & SROCE_CQ_ARM_MODE_MASK;
+	if (arm != ctrl->kern_flag &&
+	    (mode == SROCE_CQ_ARM_NEXT ||
+	     (mode == SROCE_CQ_ARM_SOLICITED &&
+	      (solicited || cqe->status != IB_WC_SUCCESS)))) {
+		WRITE_ONCE(ctrl->kern_flag, arm);
+		notify = true;
+	}
+out:
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (overflow) {
+		sroce_cq_overflow(cq);
+		return -ENOSPC;
+	}
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef SROCE_CQ_H
+#define SROCE_CQ_H
+
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "compat.h"
+#include "sroce_queue.h"
+
+struct sroce_cq {
+	struct ib_cq ibcq;
+	/* Serializes producers (engines), kernel polling and resize. */
+	spinlock_t lock;
+	struct sroce_queue q;
+	bool is_user;
+	/* Set on the first CQE that did not fit; the CQ stays in error. */
+	bool overflowed;
+};
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct sroce_create_cq_arg *arg);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  struct ib_qp *qp, bool solicited);
+
+#endif /* SROCE_CQ_H */

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: memory for queues shared with userspace, and its mmap.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "sroce_queue.h"
+
+static inline struct sroce_mmap_entry *
+to_smmap(struct rdma_user_mmap_entry *rdma_entry)
+{
+	return container_of(rdma_entry, struct sroce_mmap_entry, rdma);
+}
+
+/*
+ * @num_entries must be a power of two. With @uctx the buffer is offered to
+ * userspace: from then on it belongs to the mmap entry and is freed when
+ * both the queue and every mapping of it are gone.
+ */
+int sroce_queue_init(struct sroce_queue *q, u32 num_entries, u32 entry_size,
+		     struct ib_ucontext *uctx)
+{
+	size_t size;
+	void *buf;
+	int ret;
+
+	if (!is_power_of_2(num_entries))
+		return -EINVAL;
+	size = PAGE_ALIGN(sizeof(struct sroce_queue_ctrl) +
+			  (size_t)num_entries * entry_size);
+	/* vmalloc_user(): zeroed and safe to map into userspace. */
+	buf = vmalloc_user(size);
+	if (!buf)
+		return -ENOMEM;
+
+	q->ctrl = buf;
+	q->entries = buf + sizeof(struct sroce_queue_ctrl);
+	q->mask = num_entries - 1;
+	q->entry_size = entry_size;
+	q->buf_size = size;
+	q->own = 0;
+	q->mmap = NULL;
+	if (!uctx)
+		return 0;
+
+	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL);
+	if (!q->mmap) {
+		ret = -ENOMEM;
+		goto err_buf;
+	}
+	q->mmap->buf = buf;
+	ret = rdma_user_mmap_entry_insert(uctx, &q->mmap->rdma, size);
+	if (ret)
+		goto err_entry;
+	return 0;
+
+err_entry:
+	kfree(q->mmap);
+	q->mmap = NULL;
+err_buf:
+	vfree(buf);
+	return ret;
+}
+
+void sroce_queue_destroy(struct sroce_queue *q)
+{
+	if (q->mmap)
+		rdma_user_mmap_entry_remove(&q->mmap->rdma);
+	else
+		vfree(q->ctrl);
+	q->ctrl = NULL;
+	q->entries = NULL;
+	q->mmap = NULL;
+}
+
+u64 sroce_queue_mmap_offset(const struct sroce_queue *q)
+{
+	return rdma_user_mmap_get_offset(&q->mmap->rdma);
+}
+
+int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct sroce_mmap_entry *entry;
+	int ret;
+
+	rdma_entry = rdma_user_mmap_entry_get(uctx, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = to_smmap(rdma_entry);
+	/* The whole queue or nothing: a partial map has no use. */
+	if (vma->vm_end - vma->vm_start != rdma_entry->npages << PAGE_SHIFT)
+		ret = -EINVAL;
+	else
+		ret = remap_vmalloc_range(vma, entry->buf, 0);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return ret;
+}
+
+/* The last reference went: the queue is destroyed and nothing maps it. */
+void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct sroce_mmap_entry *entry = to_smmap(rdma_entry);
+
+	vfree(entry->buf);
+	kfree(entry);
+}

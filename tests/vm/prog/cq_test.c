@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cq_test DEVICE: completion queues through the public libibverbs API:
+ * sizes and limits, polling an empty CQ, arming, completion channels,
+ * resize, many CQs at once. Prints TAP; exits non-zero on any failure.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#define MANY	1000
+
+static int ntest, nfail;
+
+static __attribute__((format(printf, 2, 3)))
+int check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntest++;
+	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!cond)
+		nfail++;
+	return cond;
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static void check_sizes(struct ibv_context *ctx, int max_cqe)
+{
+	static const int sizes[] = { 1, 2, 3, 100, 4095, 4096 };
+	struct ibv_cq *cq;
+	struct ibv_wc wc[4];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		cq = ibv_create_cq(ctx, sizes[i], NULL, NULL, 0);
+		if (!check(cq != NULL, "create a CQ of %d (%s)", sizes[i],
+			   cq ? "ok" : strerror(errno)))
+			continue;
+		check(cq->cqe >= sizes[i], "it holds %d >= %d", cq->cqe,
+		      sizes[i]);
+		check(ibv_poll_cq(cq, 4, wc) == 0, "an empty CQ polls 0");
+		check(ibv_destroy_cq(cq) == 0, "destroy it");
+	}
+	cq = ibv_create_cq(ctx, max_cqe, NULL, NULL, 0);
+	check(cq != NULL, "a CQ of max_cqe (%d)", max_cqe);
+	if (cq)
+		ibv_destroy_cq(cq);
+	errno = 0;
+	cq = ibv_create_cq(ctx, max_cqe + 1, NULL, NULL, 0);
+	check(!cq && errno == EINVAL, "max_cqe + 1 fails with EINVAL (%s)",
+	      cq ? "succeeded" : strerror(errno));
+	if (cq)
+		ibv_destroy_cq(cq);
+	errno = 0;
+	cq = ibv_create_cq(ctx, 0, NULL, NULL, 0);
+	check(!cq && errno == EINVAL, "a CQ of 0 fails with EINVAL (%s)",
+	      cq ? "succeeded" : strerror(errno));
+	if (cq)
+		ibv_destroy_cq(cq);
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 1);
+	check(!cq && errno == EINVAL,
+	      "comp_vector out of range fails with EINVAL (%s)",
+	      cq ? "succeeded" : strerror(errno));
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+static void check_channel(struct ibv_context *ctx)
+{
+	struct ibv_comp_channel *ch;
+	struct pollfd pfd;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+
+	ch = ibv_create_comp_channel(ctx);
+	if (!check(ch != NULL, "create a completion channel"))
+		return;
+	cq = ibv_create_cq(ctx, 64, NULL, ch, 0);
+	if (check(cq != NULL, "a CQ on the channel")) {
+		check(ibv_req_notify_cq(cq, 0) == 0, "arm for the next CQE");
+		check(ibv_req_notify_cq(cq, 1) == 0, "arm for solicited CQEs");
+		pfd.fd = ch->fd;
+		pfd.events = POLLIN;
+		check(poll(&pfd, 1, 200) == 0,
+		      "no completion event without a completion");
+		check(ibv_poll_cq(cq, 1, &wc) == 0, "still empty after arming");
+		check(ibv_destroy_cq(cq) == 0, "destroy the armed CQ");
+	}
+	check(ibv_destroy_comp_channel(ch) == 0, "destroy the channel");
+}
+
+static void check_resize(struct ibv_context *ctx)
+{
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int ret;
+
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!check(cq != NULL, "a CQ to resize"))
+		return;
+	ret = ibv_resize_cq(cq, 1000);
+	check(ret == 0 && cq->cqe >= 1000, "grow it to 1000 (%d)", cq->cqe);
+	check(ibv_poll_cq(cq, 1, &wc) == 0, "the grown CQ polls");
+	check(ibv_req_notify_cq(cq, 0) == 0, "the grown CQ arms");
+	ret = ibv_resize_cq(cq, 8);
+	check(ret == 0 && cq->cqe >= 8 && cq->cqe < 1000,
+	      "shrink it to 8 (%d)", cq->cqe);
+	ret = ibv_resize_cq(cq, 0);
+	check(ret != 0, "resize to 0 fails");
+	check(cq->cqe >= 8, "a failed resize keeps the CQ (%d)", cq->cqe);
+	check(ibv_poll_cq(cq, 1, &wc) == 0, "it still polls");
+	check(ibv_destroy_cq(cq) == 0, "destroy the resized CQ");
+}
+
+static void check_many(struct ibv_context *ctx)
+{
+	static struct ibv_cq *cqs[MANY];
+	int i, n, freed = 0;
+
+	for (n = 0; n < MANY; n++) {
+		cqs[n] = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+		if (!cqs[n])
+			break;
+	}
+	check(n == MANY, "%d CQs at once (%d)", MANY, n);
+	for (i = 0; i < n; i++)
+		freed += ibv_destroy_cq(cqs[i]) == 0;
+	check(freed == n, "all of them destroyed");
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device_attr attr;
+	struct ibv_context *ctx;
+	int ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+		return 2;
+	}
+	ctx = open_dev(argv[1]);
+	if (!check(ctx != NULL, "open %s", argv[1])) {
+		printf("1..%d\n", ntest);
+		return 1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	ret = ibv_query_device(ctx, &attr);
+	check(ret == 0 && attr.max_cq > 0 && attr.max_cqe > 0,
+	      "max_cq %d, max_cqe %d advertised", attr.max_cq, attr.max_cqe);
+	check_sizes(ctx, attr.max_cqe);
+	check_channel(ctx);
+	check_resize(ctx);
+	check_many(ctx);
+	check(ibv_close_device(ctx) == 0, "close the device");
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}

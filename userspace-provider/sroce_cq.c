@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsroce completion queues: the kernel writes CQEs into a ring mapped
+ * here; polling and arming never enter the kernel. The ring protocol is in
+ * include/uapi/rdma/sroce-abi.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sroce.h"
+
+static int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
+			const struct sroce_cq_resp *r)
+{
+	void *buf;
+
+	if (!r->num_entries || (r->num_entries & (r->num_entries - 1)) ||
+	    r->mmap_size < sizeof(struct sroce_queue_ctrl) +
+			   (uint64_t)r->num_entries * sizeof(struct sroce_cqe))
+		return EPROTO;
+	buf = mmap(NULL, r->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   cmd_fd, r->mmap_offset);
+	if (buf == MAP_FAILED)
+		return errno;
+	cq->ctrl = buf;
+	cq->cqes = (struct sroce_cqe *)((char *)buf + sizeof(*cq->ctrl));
+	cq->map_size = r->mmap_size;
+	cq->mask = r->num_entries - 1;
+	/* The kernel starts (or, after a resize, restarts) us at its prod's base. */
+	cq->cons = __atomic_load_n(&cq->ctrl->cons, __ATOMIC_RELAXED);
+	cq->arm = __atomic_load_n(&cq->ctrl->user_flag, __ATOMIC_RELAXED);
+	return 0;
+}
+
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct sroce_create_cq_cmd_resp resp = {};
+	struct ibv_create_cq cmd;
+	struct sroce_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_free;
+
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto err_lock;
+	ret = sroce_cq_map(cq, ibctx->cmd_fd, &resp.drv);
+	if (ret)
+		goto err_destroy;
+	return &cq->ibv_cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->ibv_cq);
+err_lock:
+	pthread_spin_destroy(&cq->lock);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+int sroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int ret;
+
+	/* On failure the kernel keeps the CQ, and so do we. */
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	munmap(cq->ctrl, cq->map_size);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct sroce_resize_cq_cmd_resp resp = {};
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct ibv_resize_cq cmd;
+	void *old = cq->ctrl;
+	size_t old_size = cq->map_size;
+	int ret;
+
+	/*
+	 * Hold the lock across the call: the kernel moves the CQEs we have
+	 * not consumed, so nobody may consume meanwhile.
+	 */
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (!ret) {
+		ret = sroce_cq_map(cq, ibcq->context->cmd_fd, &resp.drv);
+		if (!ret)
+			munmap(old, old_size);
+	}
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->pkey_index = cqe->pkey_index;
+	wc->sl = cqe->sl;
+	if (cqe->flags & SROCE_CQE_WITH_IMM) {
+		wc->imm_data = cqe->imm_data;
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+	} else if (cqe->flags & SROCE_CQE_WITH_INV) {
+		wc->invalidated_rkey = cqe->invalidated_rkey;
+		wc->wc_flags |= IBV_WC_WITH_INV;
+	}
+	if (cqe->flags & SROCE_CQE_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+}
+
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	uint32_t prod;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	/* Acquire: the CQEs up to prod are fully written. */
+	prod = __atomic_load_n(&cq->ctrl->prod, __ATOMIC_ACQUIRE);
+	while (n < ne && cq->cons != prod) {
+		sroce_cqe_to_wc(&cq->cqes[cq->cons & cq->mask], &wc[n]);
+		cq->cons++;
+		n++;
+	}
+	/* Release: the kernel may reuse the slots only after we read them. */
+	if (n)
+		__atomic_store_n(&cq->ctrl->cons, cq->cons, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	uint32_t mode = solicited_only ? SROCE_CQ_ARM_SOLICITED :
+					 SROCE_CQ_ARM_NEXT;
+
+	pthread_spin_lock(&cq->lock);
+	cq->arm = (((cq->arm >> SROCE_CQ_ARM_SEQ_SHIFT) + 1) <<
+		   SROCE_CQ_ARM_SEQ_SHIFT) | mode;
+	__atomic_store_n(&cq->ctrl->user_flag, cq->arm, __ATOMIC_RELAXED);
+	/*
+	 * Full barrier: the arm is visible before any later poll reads prod;
+	 * the kernel does the same between publishing a CQE and reading the
+	 * flag, so a CQE is either seen by that poll or raises the event.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
