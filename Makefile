@@ -49,9 +49,13 @@ $(PROVIDER): $(wildcard userspace-provider/*) include/uapi/rdma/sroce-abi.h scri
 
 progs: $(PROGS)
 
-$(BUILD)/prog/%: tests/vm/prog/%.c include/uapi/rdma/sroce-abi.h
+# Test programs may use the driver's proto/ code, as the host tests do.
+PROTO_SRCS := $(wildcard drivers/infiniband/sw/sroce/proto/*.c)
+
+$(BUILD)/prog/%: tests/vm/prog/%.c include/uapi/rdma/sroce-abi.h $(PROTO_SRCS)
 	@mkdir -p $(dir $@)
-	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -o $@ $< -libverbs -lpthread
+	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi \
+		-Idrivers/infiniband/sw/sroce -o $@ $< $(PROTO_SRCS) -libverbs -lpthread
 
 install: module provider
 	install -D -m 644 $(KB)/drivers/infiniband/sw/sroce/sroce.ko \

@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "sroce_counters.h"
 
 #define SROCE_DRV_NAME		"sroce"
 #define SROCE_PORT		1
@@ -41,6 +42,9 @@ struct sroce_dev {
 	enum ib_port_state port_state;
 	struct ida pd_ida;
 	atomic_t num_cq;
+	struct sroce_counters __percpu *counters;
+	/* The UDP port in the netdev's namespace (sroce_net.c). */
+	struct sroce_sock *sock;
 	/* Set by dealloc_driver; protected by sroce_devices_lock. */
 	bool dead;
 	/*

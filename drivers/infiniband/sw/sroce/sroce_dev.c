@@ -17,6 +17,7 @@
 #include <net/addrconf.h>
 
 #include "sroce.h"
+#include "sroce_net.h"
 
 static LIST_HEAD(sroce_devices);
 static DEFINE_MUTEX(sroce_devices_lock);
@@ -109,6 +110,11 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	if (!sdev)
 		return NULL;
 	ibdev = &sdev->ibdev;
+	sdev->counters = alloc_percpu(struct sroce_counters);
+	if (!sdev->counters) {
+		ib_dealloc_device(ibdev);
+		return NULL;
+	}
 
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sdev->ndev = ndev;
@@ -139,8 +145,11 @@ void sroce_dev_release(struct sroce_dev *sdev)
 	mutex_lock(&sroce_devices_lock);
 	sdev->dead = true;
 	mutex_unlock(&sroce_devices_lock);
+	if (sdev->sock)
+		sroce_net_put(sdev->sock);
 	ida_destroy(&sdev->pd_ida);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	free_percpu(sdev->counters);
 }
 
 /*
@@ -219,6 +228,9 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	if (!sdev)
 		return -ENOMEM;
 	ret = sroce_dev_list_add(sdev);
+	if (ret)
+		goto err_dealloc;
+	ret = sroce_net_get(dev_net(ndev), &sdev->sock);
 	if (ret)
 		goto err_dealloc;
 	ret = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);

@@ -7,6 +7,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "sroce_net.h"
 
 static int sroce_newlink(const char *name, struct net_device *ndev)
 {
@@ -56,9 +57,14 @@ static int __init sroce_init(void)
 {
 	int ret;
 
-	ret = register_netdevice_notifier(&sroce_netdev_nb);
+	ret = sroce_net_init();
 	if (ret)
 		return ret;
+	ret = register_netdevice_notifier(&sroce_netdev_nb);
+	if (ret) {
+		sroce_net_exit();
+		return ret;
+	}
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 }
@@ -73,6 +79,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_dev_remove_all();
 	unregister_netdevice_notifier(&sroce_netdev_nb);
+	sroce_net_exit();
 }
 
 module_init(sroce_init);

@@ -246,6 +246,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SROCE_ABI_VERSION,
 
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
 	.create_cq = sroce_create_cq,
 	.alloc_ucontext = sroce_alloc_ucontext,
@@ -256,6 +257,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
+	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
 	.mmap = sroce_mmap,

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: device counters. Per-CPU, so the receive path never shares a
+ * cache line between CPUs; summed when read.
+ */
+#include "sroce.h"
+
+static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
+	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
+	[SROCE_CNT_RX_BYTES] = { .name = "rx_bytes" },
+	[SROCE_CNT_RX_DROP_IP] = { .name = "rx_drop_ip" },
+	[SROCE_CNT_RX_DROP_UDP_LEN] = { .name = "rx_drop_udp_len" },
+	[SROCE_CNT_RX_DROP_HDR] = { .name = "rx_drop_hdr" },
+	[SROCE_CNT_RX_DROP_ICRC] = { .name = "rx_drop_icrc" },
+	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
+	[SROCE_CNT_RX_DROP_NOMEM] = { .name = "rx_drop_nomem" },
+};
+
+void sroce_count(struct sroce_dev *sdev, enum sroce_counter c, u64 n)
+{
+	this_cpu_add(sdev->counters->v[c], n);
+}
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_desc, SROCE_CNT_NUM,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int cpu, c;
+
+	for (c = 0; c < SROCE_CNT_NUM; c++)
+		stats->value[c] = 0;
+	for_each_possible_cpu(cpu) {
+		const struct sroce_counters *pc;
+
+		pc = per_cpu_ptr(sdev->counters, cpu);
+		for (c = 0; c < SROCE_CNT_NUM; c++)
+			stats->value[c] += READ_ONCE(pc->v[c]);
+	}
+	return SROCE_CNT_NUM;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Device counters: one enum, one name table (sroce_counters.c), exported
+ * through `rdma statistic show link DEV/1`. Every packet the device drops
+ * is counted under the reason it was dropped.
+ */
+#ifndef SROCE_COUNTERS_H
+#define SROCE_COUNTERS_H
+
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,		/* accepted RoCEv2 packets */
+	SROCE_CNT_RX_BYTES,		/* their UDP payload bytes */
+	SROCE_CNT_RX_DROP_IP,		/* IPv4 options or a fragment */
+	SROCE_CNT_RX_DROP_UDP_LEN,	/* UDP length disagrees with the packet */
+	SROCE_CNT_RX_DROP_HDR,		/* malformed transport headers */
+	SROCE_CNT_RX_DROP_ICRC,		/* ICRC mismatch */
+	SROCE_CNT_RX_DROP_NO_QP,	/* destination QP does not exist */
+	SROCE_CNT_RX_DROP_NOMEM,	/* could not make the packet linear */
+	SROCE_CNT_NUM
+};
+
+struct sroce_counters {
+	u64 v[SROCE_CNT_NUM];
+};
+
+struct sroce_dev;
+
+void sroce_count(struct sroce_dev *sdev, enum sroce_counter c, u64 n);
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+#endif /* SROCE_COUNTERS_H */

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: the RoCEv2 UDP port and the first stage of receive.
+ *
+ * Each network namespace with at least one sroce device has a pair of
+ * kernel UDP sockets (IPv4, IPv6) bound to port 4791 with an encap_rcv
+ * hook, shared by the devices there. Only one RoCEv2 stack can own the
+ * port in a namespace: with rdma_rxe loaded, adding an sroce device in the
+ * same namespace fails with EADDRINUSE.
+ *
+ * Receive runs in softirq: find the device by the netdev the packet came
+ * in on, check the IP and UDP framing, the ICRC and the transport headers,
+ * then hand the packet on by destination QP. Every drop is counted.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <net/udp_tunnel.h>
+
+#include "sroce.h"
+#include "sroce_net.h"
+#include "proto/icrc.h"
+#include "proto/parse.h"
+
+struct sroce_sock {
+	struct list_head list;
+	struct net *net;
+	struct socket *sk4;
+	struct socket *sk6;	/* NULL when IPv6 is disabled */
+	unsigned int users;	/* sroce devices in the namespace */
+};
+
+static LIST_HEAD(sroce_socks);
+static DEFINE_MUTEX(sroce_socks_lock);
+static DECLARE_WAIT_QUEUE_HEAD(sroce_socks_gone);
+
+/* The sroce device the packet arrived for, with a registration reference. */
+static struct sroce_dev *sroce_rx_dev(struct sk_buff *skb)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return NULL;
+	/* Another out-of-tree driver may share the UNKNOWN id. */
+	if (ibdev->ops.owner != THIS_MODULE) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return to_sdev(ibdev);
+}
+
+/*
+ * The ICRC covers the IP header with only some fields masked, so options
+ * and extension headers would change it; RoCEv2 packets carry neither.
+ */
+static bool sroce_rx_ip_ok(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ip_hdr(skb)->ihl == 5;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_hdr(skb)->nexthdr == IPPROTO_UDP;
+	return false;
+}
+
+static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
+					 struct sroce_pkt *pkt)
+{
+	u32 ulen, l3len;
+
+	if (!sroce_rx_ip_ok(skb))
+		return SROCE_CNT_RX_DROP_IP;
+	ulen = ntohs(udp_hdr(skb)->len);
+	if (ulen < sizeof(struct udphdr) || ulen > skb->len)
+		return SROCE_CNT_RX_DROP_UDP_LEN;
+	l3len = skb_network_header_len(skb) + ulen;
+	if (!sroce_icrc_ok(skb_network_header(skb), l3len))
+		return SROCE_CNT_RX_DROP_ICRC;
+	if (sroce_parse(skb->data + sizeof(struct udphdr),
+			ulen - sizeof(struct udphdr), 0, pkt) != SROCE_PARSE_OK)
+		return SROCE_CNT_RX_DROP_HDR;
+	return SROCE_CNT_RX_PACKETS;
+}
+
+/* UDP encap_rcv: 0 means the packet is ours (consumed or dropped). */
+static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
+{
+	enum sroce_counter verdict;
+	struct sroce_dev *sdev;
+	struct sroce_pkt pkt;
+
+	sdev = sroce_rx_dev(skb);
+	if (!sdev)
+		goto drop;
+	/* The parser and the ICRC want the packet in one piece. */
+	if (skb_linearize(skb)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NOMEM, 1);
+		goto put;
+	}
+	verdict = sroce_rx_check(skb, &pkt);
+	if (verdict != SROCE_CNT_RX_PACKETS) {
+		sroce_count(sdev, verdict, 1);
+		goto put;
+	}
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CNT_RX_BYTES, pkt.len);
+	/* No queue pairs exist yet to take the packet. */
+	sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
+put:
+	ib_device_put(&sdev->ibdev);
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static int sroce_sock_open(struct net *net, bool ipv6, struct socket **out)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.encap_type = 1,
+		.encap_rcv = sroce_udp_recv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(SROCE_UDP_DPORT),
+	};
+	int ret;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+	} else {
+		cfg.family = AF_INET;
+	}
+	ret = udp_sock_create(net, &cfg, out);
+	if (ret)
+		return ret;
+	setup_udp_tunnel_sock(net, *out, &tcfg);
+	return 0;
+}
+
+static struct sroce_sock *sroce_sock_create(struct net *net)
+{
+	struct sroce_sock *s;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	s->net = net;
+	ret = sroce_sock_open(net, false, &s->sk4);
+	if (ret)
+		goto err;
+	ret = sroce_sock_open(net, true, &s->sk6);
+	if (ret == -EAFNOSUPPORT || ret == -EPFNOSUPPORT) {
+		s->sk6 = NULL;	/* IPv6 disabled: IPv4 only */
+	} else if (ret) {
+		udp_tunnel_sock_release(s->sk4);
+		goto err;
+	}
+	return s;
+err:
+	kfree(s);
+	if (ret == -EADDRINUSE)
+		pr_warn_ratelimited("sroce: UDP port %d is taken (rdma_rxe loaded?)\n",
+				    SROCE_UDP_DPORT);
+	return ERR_PTR(ret);
+}
+
+int sroce_net_get(struct net *net, struct sroce_sock **out)
+{
+	struct sroce_sock *s;
+	int ret = 0;
+
+	mutex_lock(&sroce_socks_lock);
+	list_for_each_entry(s, &sroce_socks, list)
+		if (s->net == net)
+			goto found;
+	s = sroce_sock_create(net);
+	if (IS_ERR(s)) {
+		ret = PTR_ERR(s);
+		goto out;
+	}
+	list_add(&s->list, &sroce_socks);
+found:
+	s->users++;
+	*out = s;
+out:
+	mutex_unlock(&sroce_socks_lock);
+	return ret;
+}
+
+void sroce_net_put(struct sroce_sock *s)
+{
+	bool last;
+
+	mutex_lock(&sroce_socks_lock);
+	last = --s->users == 0;
+	if (last)
+		list_del(&s->list);
+	mutex_unlock(&sroce_socks_lock);
+	if (!last)
+		return;
+	if (s->sk6)
+		udp_tunnel_sock_release(s->sk6);
+	udp_tunnel_sock_release(s->sk4);
+	kfree(s);
+	wake_up(&sroce_socks_gone);
+}
+
+static bool sroce_net_in_use(struct net *net)
+{
+	struct sroce_sock *s;
+	bool used = false;
+
+	mutex_lock(&sroce_socks_lock);
+	list_for_each_entry(s, &sroce_socks, list)
+		used |= s->net == net;
+	mutex_unlock(&sroce_socks_lock);
+	return used;
+}
+
+/*
+ * A dying namespace has already unregistered or moved out its netdevs, so
+ * the removal of their sroce devices is under way; the sockets must be
+ * gone before the namespace's memory is.
+ */
+static void __net_exit sroce_pernet_exit(struct net *net)
+{
+	wait_event(sroce_socks_gone, !sroce_net_in_use(net));
+}
+
+static struct pernet_operations sroce_pernet_ops = {
+	.exit = sroce_pernet_exit,
+};
+
+int sroce_net_init(void)
+{
+	return register_pernet_subsys(&sroce_pernet_ops);
+}
+
+void sroce_net_exit(void)
+{
+	unregister_pernet_subsys(&sroce_pernet_ops);
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * roce_inject IFACE DST_MAC SRC_IP DST_IP KIND COUNT: sends COUNT crafted
+ * RoCEv2 frames of one KIND out of IFACE (an AF_PACKET socket), built with
+ * the driver's own proto/ code:
+ *   good     SEND_ONLY to QPN 0x123 with a correct ICRC
+ *   badicrc  the same with one ICRC bit flipped
+ *   badop    a reserved opcode (0x1f), correct ICRC
+ *   ipopt    a good packet behind an IPv4 header with options
+ *   garbage  random bytes of random length after a valid UDP header
+ */
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto/icrc.h"
+#include "proto/parse.h"
+
+static unsigned short ip_csum(const unsigned char *p, int len)
+{
+	unsigned long sum = 0;
+	int i;
+
+	for (i = 0; i < len; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+/* Ethernet + IPv4 (+ @opt option bytes) + UDP around @l4 of @l4len. */
+static int frame(unsigned char *f, const unsigned char *dmac,
+		 const unsigned char *smac, in_addr_t sip, in_addr_t dip,
+		 int opt, const unsigned char *l4, int l4len, int fix_icrc)
+{
+	unsigned char *ip = f + 14, *udp;
+	int ihl = 20 + opt, ulen = 8 + l4len, tot = ihl + ulen;
+	unsigned short c;
+	u32 icrc;
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, ihl);
+	ip[0] = 0x40 | (ihl / 4);
+	ip[2] = tot >> 8;
+	ip[3] = tot & 0xff;
+	ip[6] = 0x40;		/* DF */
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, &sip, 4);
+	memcpy(ip + 16, &dip, 4);
+	if (opt)
+		ip[20] = 1;	/* NOP options */
+	udp = ip + ihl;
+	udp[0] = 0xc0;
+	udp[1] = 0x00;
+	udp[2] = SROCE_UDP_DPORT >> 8;
+	udp[3] = SROCE_UDP_DPORT & 0xff;
+	udp[4] = ulen >> 8;
+	udp[5] = ulen & 0xff;
+	udp[6] = 0;
+	udp[7] = 0;		/* no UDP checksum (IPv4) */
+	memcpy(udp + 8, l4, l4len);
+	c = ip_csum(ip, ihl);
+	ip[10] = c >> 8;
+	ip[11] = c & 0xff;
+	/* The ICRC is over the IP packet; with options it cannot be made. */
+	if (fix_icrc && !opt && sroce_icrc_calc(ip, tot, &icrc))
+		sroce_icrc_put(udp + ulen - SROCE_ICRC_LEN, icrc);
+	return 14 + tot;
+}
+
+static int transport(unsigned char *buf, unsigned char opcode)
+{
+	struct sroce_fields f = { 0 };
+	int n;
+
+	f.opcode = opcode;
+	f.pkey = SROCE_DEFAULT_PKEY;
+	f.dqpn = 0x123;
+	f.psn = 7;
+	n = sroce_hdrs_encode(buf, 64, &f);
+	if (!n) {
+		/* An opcode the builder refuses: a BTH by hand. */
+		memset(buf, 0, 12);
+		buf[0] = opcode;
+		buf[2] = 0xff;
+		buf[3] = 0xff;
+		buf[7] = 0x23;
+		buf[6] = 0x01;
+		n = 12;
+	}
+	memset(buf + n, 0xab, 16);	/* payload */
+	n += 16;
+	memset(buf + n, 0, SROCE_ICRC_LEN);
+	return n + SROCE_ICRC_LEN;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned char dmac[6], smac[6], l4[2048], f[2200];
+	struct sockaddr_ll sll = { 0 };
+	int fd, i, n, count, len, l4len;
+	in_addr_t sip, dip;
+	const char *kind;
+	struct ifreq ifr;
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: %s IFACE DST_MAC SRC_IP DST_IP KIND COUNT\n",
+			argv[0]);
+		return 2;
+	}
+	if (sscanf(argv[2], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dmac[0], &dmac[1],
+		   &dmac[2], &dmac[3], &dmac[4], &dmac[5]) != 6)
+		return 2;
+	sip = inet_addr(argv[3]);
+	dip = inet_addr(argv[4]);
+	kind = argv[5];
+	count = atoi(argv[6]);
+
+	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (fd < 0) {
+		perror("socket");
+		return 1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", argv[1]);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		perror("SIOCGIFHWADDR");
+		return 1;
+	}
+	memcpy(smac, ifr.ifr_hwaddr.sa_data, 6);
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = if_nametoindex(argv[1]);
+	sll.sll_halen = 6;
+	memcpy(sll.sll_addr, dmac, 6);
+
+	srand(4791);
+	for (i = 0; i < count; i++) {
+		if (!strcmp(kind, "garbage")) {
+			l4len = rand() % 600;
+			for (n = 0; n < l4len; n++)
+				l4[n] = rand();
+			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 0);
+		} else if (!strcmp(kind, "badop")) {
+			l4len = transport(l4, 0x1f);
+			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 1);
+		} else {
+			l4len = transport(l4, SROCE_SEND_ONLY);
+			len = frame(f, dmac, smac, sip, dip,
+				    !strcmp(kind, "ipopt") ? 4 : 0, l4, l4len, 1);
+			if (!strcmp(kind, "badicrc"))
+				f[len - 1] ^= 0x10;
+		}
+		if (sendto(fd, f, len, 0, (struct sockaddr *)&sll,
+			   sizeof(sll)) != len) {
+			perror("sendto");
+			return 1;
+		}
+	}
+	close(fd);
+	return 0;
+}

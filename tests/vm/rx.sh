@@ -1,0 +1,74 @@
+#!/bin/bash
+# The receive path's first stage: crafted RoCEv2 frames on a veth, each
+# kind dropped and counted under its reason (rdma statistic), garbage
+# survived; and the UDP port shared with (or refused to) rdma_rxe.
+. "$(dirname "$0")/lib.sh"
+
+inject=/usr/libexec/sroce/roce_inject
+not_exists() { [ ! -e "/sys/class/infiniband/$1" ]; }
+both_listed() {
+	local l
+	l=$(ibv_devices | awk 'NR > 2 { print $1 }')
+	grep -qx rxe0 <<< "$l" && grep -qx sy <<< "$l"
+}
+
+ip link add va type veth peer name vb
+ip link set va up
+ip link set vb up
+ip addr add 10.99.0.1/24 dev va
+run_ok "device on veth va" rdma link add sx type sroce netdev va
+mac=$(cat /sys/class/net/va/address)
+
+# counter NAME: the value `rdma statistic` shows for NAME on sx.
+counter() {
+	rdma statistic show link sx/1 |
+		awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+ok "$(( $(rdma statistic show link sx/1 | wc -w) > 10 ))" "rdma statistic lists the counters"
+
+# send KIND N COUNTER: N frames of KIND raise COUNTER by N.
+send() {
+	local before after
+	before=$(counter "$3")
+	"$inject" vb "$mac" 10.99.0.2 10.99.0.1 "$1" "$2" || return 1
+	for _ in $(seq 30); do
+		after=$(counter "$3")
+		[ $((after - before)) -ge "$2" ] && break
+		sleep 0.1
+	done
+	[ $((after - before)) = "$2" ] || { echo "$3: $before -> $after, want +$2"; return 1; }
+}
+
+run_ok "good packets are accepted (rx_packets)" send good 10 rx_packets
+run_ok "... and dropped for want of a QP (rx_drop_no_qp)" send good 10 rx_drop_no_qp
+run_ok "a wrong ICRC is dropped (rx_drop_icrc)" send badicrc 10 rx_drop_icrc
+run_ok "a reserved opcode is dropped (rx_drop_hdr)" send badop 10 rx_drop_hdr
+run_ok "IPv4 options are dropped (rx_drop_ip)" send ipopt 10 rx_drop_ip
+drops_before=$(( $(counter rx_drop_icrc) + $(counter rx_drop_hdr) + $(counter rx_drop_udp_len) ))
+run_ok "2000 random packets go in" "$inject" vb "$mac" 10.99.0.2 10.99.0.1 garbage 2000
+sleep 1
+drops_after=$(( $(counter rx_drop_icrc) + $(counter rx_drop_hdr) + $(counter rx_drop_udp_len) ))
+is "$((drops_after - drops_before))" 2000 "every random packet is dropped and counted"
+run_ok "the device still answers" ibv_devinfo -d sx
+
+# One RoCEv2 stack per namespace owns UDP 4791.
+run_ok "rdma link delete sx" rdma link delete sx
+run_ok "rmmod sroce frees the port" rmmod sroce
+run_ok "rdma_rxe loads (takes the port)" modprobe rdma_rxe
+run_ok "an rxe device" rdma link add rxe0 type rxe netdev va
+fails_ok "an sroce device in the same namespace is refused" rdma link add sy type sroce netdev vb
+run_ok "no sroce device was left" not_exists sy
+ip netns add ns1
+ip link set vb netns ns1
+ip -n ns1 link set vb up
+run_ok "an sroce device in another namespace" ip netns exec ns1 rdma link add sy type sroce netdev vb
+run_ok "libibverbs sees both" both_listed
+run_ok "rxe0 opens through the rxe provider" ibv_devinfo -d rxe0
+is "$(ibv_devinfo -v -d sy | awk '$1 == "vendor_part_id:" { print $2 }')" 24076 \
+	"sy opens through libsroce"
+run_ok "rdma link delete sy" rdma link delete sy
+run_ok "rdma link delete rxe0" rdma link delete rxe0
+run_ok "the namespace goes" ip netns del ns1
+run_ok "rmmod sroce" rmmod sroce
+run_ok "rmmod rdma_rxe" rmmod rdma_rxe
+done_testing
