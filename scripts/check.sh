@@ -93,13 +93,14 @@ make -s -C tests/unit run > "$res/unit.tap" 2>&1
 grep -E '^not ok' "$res/unit.tap" | sed 's/^/#   /'
 grep -q '^1\.\.' "$res/unit.tap" || echo "not ok - unit tests did not finish" >> "$res/unit.tap"
 
-# The harness itself, with rdma_rxe, across two VMs; every suite on 6.1;
-# the lifecycle suite on 6.12 too.
-vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
 echo "== fuzz smoke"
 make -s -C tests/fuzz smoke > "$res/fuzz.tap" 2>&1
 grep -E '^(not )?ok' "$res/fuzz.tap"
 grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" >> "$res/fuzz.tap"
+
+# The harness itself, with rdma_rxe, across two VMs; every suite on 6.1;
+# the lifecycle suite on 6.12 too.
+vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
 
 for t in tests/vm/*.sh; do
 	case $(basename "$t") in lib.sh|harness-selftest.sh) continue ;; esac

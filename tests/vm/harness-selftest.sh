@@ -11,7 +11,10 @@ set -u
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
 
 dev=rxe0
+# Distinct ports: the peer's client must never reach the local test's
+# server, and reaching h1's cross-VM server proves h1 is past its pings.
 port=18515
+xport=18516
 
 # gid_index DEV IPV4: the index of the RoCE v2 GID that carries IPV4
 # (an IPv4-mapped IPv6 address). The GID table fills asynchronously after
@@ -86,10 +89,10 @@ if [ $two = 1 ]; then
 	# h1 serves, h2 connects (and retries until h1's server listens).
 	if [ "$SROCE_HOST" = 1 ]; then
 		run_ok "ibv_rc_pingpong -c across VMs (server)" \
-			timeout 120 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $port
+			timeout 120 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $xport
 	else
 		run_ok "ibv_rc_pingpong -c across VMs (client)" \
-			retry 60 timeout 30 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $port "$SROCE_PEER_IP4"
+			retry 60 timeout 30 ibv_rc_pingpong -d "$dev" -g "${gid:-0}" -n 5 -c -p $xport "$SROCE_PEER_IP4"
 	fi
 fi
 

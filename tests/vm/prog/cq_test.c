@@ -6,47 +6,14 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define MANY	1000
-
-static int ntest, nfail;
-
-static __attribute__((format(printf, 2, 3)))
-int check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntest++;
-	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		nfail++;
-	return cond;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static void check_sizes(struct ibv_context *ctx, int max_cqe)
 {
@@ -164,10 +131,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ctx = open_dev(argv[1]);
-	if (!check(ctx != NULL, "open %s", argv[1])) {
-		printf("1..%d\n", ntest);
-		return 1;
-	}
+	if (!check(ctx != NULL, "open %s", argv[1]))
+		return tap_done();
 	memset(&attr, 0, sizeof(attr));
 	ret = ibv_query_device(ctx, &attr);
 	check(ret == 0 && attr.max_cq > 0 && attr.max_cqe > 0,
@@ -177,6 +142,5 @@ int main(int argc, char **argv)
 	check_resize(ctx);
 	check_many(ctx);
 	check(ibv_close_device(ctx) == 0, "close the device");
-	printf("1..%d\n", ntest);
-	return nfail ? 1 : 0;
+	return tap_done();
 }

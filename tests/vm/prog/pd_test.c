@@ -6,37 +6,19 @@
  * Prints TAP; exits non-zero if any test failed.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define NPDS	16
-
-static int ntest;
-static int nfail;
-
-static __attribute__((format(printf, 2, 3)))
-int check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntest++;
-	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		nfail++;
-	return cond;
-}
 
 /* Later tests need the earlier ones; stop with a plan that says so. */
 static int bail(void)
 {
-	printf("1..%d\n", ntest);
+	tap_done();
 	return 1;
 }
 
@@ -149,6 +131,5 @@ int main(int argc, char **argv)
 	check(ret == 0, "ibv_close_device returns 0 (%d)", ret);
 	ibv_free_device_list(list);
 
-	printf("1..%d\n", ntest);
-	return nfail ? 1 : 0;
+	return tap_done();
 }
