@@ -14,11 +14,11 @@
  * have). We claim a device only if it carries the sroce sysfs attribute, so
  * we never take another driver's device (rxe, siw, ...).
  *
- * So far this provides contexts, device/port queries and PDs. Every verb we
- * do not set in sroce_ctx_ops falls through to libibverbs' verbs_dummy_ops,
- * which fail with EOPNOTSUPP (NULL + errno for object creation, the error as
- * return value otherwise), which is the honest answer until each object
- * lands here.
+ * So far this provides contexts, device/port queries, PDs, CQs and MRs.
+ * Every verb we do not set in sroce_ctx_ops falls through to libibverbs'
+ * verbs_dummy_ops, which fail with EOPNOTSUPP (NULL + errno for object
+ * creation, the error as return value otherwise), which is the honest
+ * answer until each object lands here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -139,6 +139,62 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * Memory regions: plain commands, no driver data either way. The kernel
+ * pins the pages and hands back lkey == rkey; a rereg answers with a new
+ * key (it registers anew and drops the old MR), which libibverbs copies
+ * into the ibv_mr.
+ */
+static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
+				   size_t length, uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret)
+		return ret;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		vmr->access = access;
+	return 0;
+}
+
+static int sroce_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	/* On failure the kernel still holds the MR, so must we. */
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+	free(vmr);
+	return 0;
+}
+
 static void sroce_free_context(struct ibv_context *ibctx)
 {
 	struct sroce_context *ctx = to_sctx(ibctx);
@@ -152,12 +208,15 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd	 = sroce_alloc_pd,
 	.create_cq	 = sroce_create_cq,
 	.dealloc_pd	 = sroce_dealloc_pd,
+	.dereg_mr	 = sroce_dereg_mr,
 	.destroy_cq	 = sroce_destroy_cq,
 	.free_context	 = sroce_free_context,
 	.query_device_ex = sroce_query_device,
 	.poll_cq	 = sroce_poll_cq,
 	.query_port	 = sroce_query_port,
+	.reg_mr		 = sroce_reg_mr,
 	.req_notify_cq	 = sroce_req_notify_cq,
+	.rereg_mr	 = sroce_rereg_mr,
 	.resize_cq	 = sroce_resize_cq,
 };
 

@@ -6,6 +6,8 @@
  * once loaded, and the suite unloads it.
  */
 #include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 static char *dev = "sroce0";
@@ -73,6 +75,115 @@ static int kverbs_check_cq(struct ib_device *ibdev)
 	return ret;
 }
 
+#define KV_MR_PAGES	16
+
+/*
+ * Map @nents entries (the first @off bytes into buf, the rest whole pages
+ * of buf) into @mr; returns what ib_map_mr_sg() returned.
+ */
+static int kverbs_map(struct ib_mr *mr, struct scatterlist *sg, int nents,
+		      void *buf, unsigned int off)
+{
+	struct ib_device *ibdev = mr->device;
+	int i, mapped, n;
+
+	sg_init_table(sg, nents);
+	sg_set_buf(&sg[0], buf + off, PAGE_SIZE - off);
+	for (i = 1; i < nents; i++)
+		sg_set_buf(&sg[i], buf, PAGE_SIZE);
+	mapped = ib_dma_map_sg(ibdev, sg, nents, DMA_BIDIRECTIONAL);
+	if (mapped != nents)
+		return -EIO;
+	n = ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
+	ib_dma_unmap_sg(ibdev, sg, nents, DMA_BIDIRECTIONAL);
+	return n;
+}
+
+/* Fast-reg MRs as a ULP makes them, and the unsafe global rkey PD. */
+static int kverbs_check_mr(struct ib_device *ibdev)
+{
+	u32 max = ibdev->attrs.max_fast_reg_page_list_len;
+	struct scatterlist *sg;
+	struct ib_mr *mr, *bad;
+	struct ib_pd *pd;
+	void *buf;
+	int n, ret = -EINVAL;
+
+	sg = kcalloc(KV_MR_PAGES + 1, sizeof(*sg), GFP_KERNEL);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	pd = ib_alloc_pd(ibdev, 0);
+	if (!sg || !buf || IS_ERR(pd)) {
+		ret = IS_ERR(pd) ? PTR_ERR(pd) : -ENOMEM;
+		pd = NULL;
+		goto out;
+	}
+
+	bad = ib_alloc_mr(pd, IB_MR_TYPE_SG_GAPS, KV_MR_PAGES);
+	if (!IS_ERR(bad) || PTR_ERR(bad) != -EINVAL) {
+		pr_err("sroce_test: SG_GAPS MR: %ld\n", PTR_ERR(bad));
+		goto out_bad;
+	}
+	bad = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, max + 1);
+	if (!max || !IS_ERR(bad)) {
+		pr_err("sroce_test: MR over %u pages: %ld\n", max, PTR_ERR(bad));
+		goto out_bad;
+	}
+
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, KV_MR_PAGES);
+	if (IS_ERR(mr)) {
+		ret = PTR_ERR(mr);
+		pr_err("sroce_test: ib_alloc_mr: %d\n", ret);
+		goto out;
+	}
+	if (!mr->lkey || mr->lkey == ibdev->local_dma_lkey) {
+		pr_err("sroce_test: MR lkey %#x\n", mr->lkey);
+		goto out_mr;
+	}
+	n = kverbs_map(mr, sg, 4, buf, 100);
+	if (n != 4 || mr->iova != (uintptr_t)buf + 100 ||
+	    mr->length != 4 * PAGE_SIZE - 100) {
+		pr_err("sroce_test: map 4: %d iova %#llx length %llu\n", n,
+		       mr->iova, mr->length);
+		goto out_mr;
+	}
+	/* One page more than the MR takes: the core maps a prefix. */
+	n = kverbs_map(mr, sg, KV_MR_PAGES + 1, buf, 0);
+	if (n != KV_MR_PAGES) {
+		pr_err("sroce_test: map %d: %d\n", KV_MR_PAGES + 1, n);
+		goto out_mr;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	ret = 0;
+out_mr:
+	ib_dereg_mr(mr);
+out:
+	if (pd)
+		ib_dealloc_pd(pd);
+	kfree(buf);
+	kfree(sg);
+	if (ret)
+		return ret;
+
+	/* get_dma_mr behind the PD, deregistered by ib_dealloc_pd(). */
+	pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(pd)) {
+		pr_err("sroce_test: unsafe global rkey PD: %ld\n", PTR_ERR(pd));
+		return PTR_ERR(pd);
+	}
+	if (!pd->__internal_mr || !pd->unsafe_global_rkey ||
+	    pd->local_dma_lkey != ibdev->local_dma_lkey) {
+		pr_err("sroce_test: global rkey %#x\n", pd->unsafe_global_rkey);
+		ret = -EINVAL;
+	}
+	ib_dealloc_pd(pd);
+	return ret;
+
+out_bad:
+	if (!IS_ERR(bad))
+		ib_dereg_mr(bad);
+	goto out;
+}
+
 static int __init kverbs_test_init(void)
 {
 	struct ib_device *ibdev;
@@ -90,6 +201,8 @@ static int __init kverbs_test_init(void)
 		ret = kverbs_check_pds(ibdev);
 	if (!ret)
 		ret = kverbs_check_cq(ibdev);
+	if (!ret)
+		ret = kverbs_check_mr(ibdev);
 
 	ib_device_put(ibdev);
 	if (!ret)

@@ -90,7 +90,7 @@ is "$(port_field s0 max_mtu)" 4096 "max_mtu 4096"
 is "$(devinfo_field s0 max_pd)" 65536 "max_pd advertised"
 is "$(devinfo_field s0 max_qp)" 0 "no QPs advertised before they exist"
 is "$(devinfo_field s0 max_cq)" 65536 "max_cq advertised"
-is "$(devinfo_field s0 max_mr)" 0 "no MRs advertised before they exist"
+is "$(devinfo_field s0 max_mr)" 16777215 "max_mr advertised"
 is "$(devinfo_field s0 vendor_id)" 0xffffff "vendor_id"
 
 # --- GIDs: the core's RoCE GID management fills the table ---

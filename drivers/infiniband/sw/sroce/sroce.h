@@ -6,12 +6,18 @@
 #ifndef SROCE_H
 #define SROCE_H
 
+#include <linux/completion.h>
 #include <linux/idr.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/sizes.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "mr_check.h"
 #include "sroce_counters.h"
 
 #define SROCE_DRV_NAME		"sroce"
@@ -31,6 +37,21 @@
  * take it.
  */
 #define SROCE_LOCAL_DMA_LKEY	0
+/* Every index of the 24-bit key table but 0. */
+#define SROCE_MAX_MR		SROCE_KEY_INDEX_MAX
+/* Bounds the page array of a user MR (8 MiB of pointers at 4 KiB pages). */
+#define SROCE_MAX_MR_SIZE	SZ_4G
+#define SROCE_MAX_FRMR_PAGES	512
+/* Fast-reg pages: any power of two from PAGE_SIZE up to 2 GiB. */
+#define SROCE_PAGE_SIZE_CAP	GENMASK_ULL(31, PAGE_SHIFT)
+
+/* The device's memory keys: sroce_mr.c. */
+struct sroce_mr_table {
+	/* index -> struct sroce_mr; loads under RCU, stores under xa_lock */
+	struct xarray xa;
+	u32 next;		/* xa_alloc_cyclic()'s cursor */
+	atomic_t variant;	/* low byte of the next key */
+};
 
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -41,6 +62,7 @@ struct sroce_dev {
 	/* Last port state reported, so that events fire only on change. */
 	enum ib_port_state port_state;
 	struct ida pd_ida;
+	struct sroce_mr_table mrs;
 	atomic_t num_cq;
 	struct sroce_counters __percpu *counters;
 	/* The UDP port in the netdev's namespace (sroce_net.c). */
@@ -63,6 +85,54 @@ struct sroce_pd {
 	u32 pdn;
 };
 
+enum sroce_mr_type {
+	SROCE_MR_USER,		/* reg_user_mr: pinned user pages */
+	SROCE_MR_DMA,		/* get_dma_mr: all kernel memory */
+	SROCE_MR_FAST_REG,	/* alloc_mr: pages from map_mr_sg */
+};
+
+/* The pinned pages of a user MR; a rereg that keeps them shares them. */
+struct sroce_umap {
+	struct kref ref;
+	struct ib_umem *umem;
+	unsigned int offset;	/* of the region's first byte in pages[0] */
+	unsigned long npages;
+	struct page *pages[];
+};
+
+/* A fast-reg page list; addresses are kernel virtual (virt DMA). */
+struct sroce_pagelist {
+	u64 *addrs;
+	u32 npages;
+	u32 shift;		/* log2 of the page size */
+};
+
+/*
+ * attr is what the gate checks. For user and DMA MRs it never changes once
+ * the MR is in the key table (rereg makes a new MR) except state, which
+ * dereg sets to FREE. Lookups take ref with refcount_inc_not_zero() under
+ * RCU; dereg drops the table's reference and waits on done.
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	struct sroce_mr_attr attr;
+	struct sroce_pd *pd;
+	enum sroce_mr_type type;
+	u32 index;
+	refcount_t ref;
+	struct completion done;
+	struct rcu_head rcu;
+	union {
+		struct sroce_umap *umap;
+		struct {
+			/* map_mr_sg fills map; REG_MR will make it active */
+			struct sroce_pagelist map;
+			struct sroce_pagelist active;
+			u32 max_pages;
+		} frmr;
+	};
+};
+
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ibdev);
@@ -73,6 +143,11 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
 /* sroce_dev.c: one ib_device per netdev */
 int sroce_dev_add(const char *name, struct net_device *ndev);
 void sroce_dev_port_update(struct sroce_dev *sdev);
@@ -80,6 +155,38 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_dev_netdev_gone(struct net_device *ndev);
 void sroce_dev_remove_all(void);
 void sroce_dev_release(struct sroce_dev *sdev);
+
+/* sroce_mr.c: memory registration and the access gate */
+void sroce_mr_table_init(struct sroce_dev *sdev);
+void sroce_mr_table_destroy(struct sroce_dev *sdev);
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
+		   struct sroce_pd *pd, u64 addr, u64 len, int access_needed,
+		   struct sroce_mr **out);
+void sroce_mr_put(struct sroce_mr *mr);
+const char *sroce_mr_fault_name(int reason);
+
+/* sroce_dma.c: payload between MR memory and kernel buffers */
+enum sroce_dma_dir {
+	SROCE_DMA_TO_MR,
+	SROCE_DMA_FROM_MR,
+};
+
+typedef int (*sroce_dma_fn)(void *va, size_t len, void *priv);
+int sroce_dma_walk(struct sroce_mr *mr, u64 addr, u64 len, sroce_dma_fn fn,
+		   void *priv);
+int sroce_dma_copy(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
+		   enum sroce_dma_dir dir);
 
 /* sroce_verbs.c: the ib_device_ops entry points */
 extern const struct ib_device_ops sroce_dev_ops;

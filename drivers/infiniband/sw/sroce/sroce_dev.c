@@ -33,8 +33,8 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	struct ib_device_attr *attr = &sdev->attr;
 
 	/*
-	 * Only what works is advertised; queue pairs and memory
-	 * registration report zero until their verbs exist.
+	 * Only what works is advertised; queue pairs report zero until their
+	 * verbs exist.
 	 */
 	/* major << 32 | minor << 16 | sub, as rdma-core formats it */
 	attr->fw_ver = (u64)SROCE_FW_MAJOR << 32;
@@ -45,6 +45,15 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_pd = SROCE_MAX_PD;
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
+	/*
+	 * alloc_mr and map_mr_sg take this many pages, but without the
+	 * REG_MR and LOCAL_INV work requests fast registration does not work
+	 * yet, so IB_DEVICE_MEM_MGT_EXTENSIONS stays off.
+	 */
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FRMR_PAGES;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
@@ -119,6 +128,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sdev->ndev = ndev;
 	ida_init(&sdev->pd_ida);
+	sroce_mr_table_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -148,6 +158,7 @@ void sroce_dev_release(struct sroce_dev *sdev)
 	if (sdev->sock)
 		sroce_net_put(sdev->sock);
 	ida_destroy(&sdev->pd_ida);
+	sroce_mr_table_destroy(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	free_percpu(sdev->counters);
 }

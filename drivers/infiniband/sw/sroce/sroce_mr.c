@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: memory regions. The per-device key table, the MR verbs and the
+ * one gate every access to MR memory passes, sroce_mr_check(); the bytes
+ * themselves move in sroce_dma.c.
+ *
+ * Lifetime: an MR enters the key table once it is complete and leaves it
+ * at dereg; the table holds one reference. Lookups, from any context
+ * (packet processing included), load the entry under RCU and take a
+ * reference with refcount_inc_not_zero(), so a lookup racing dereg gets
+ * either a reference that dereg waits for or nothing. Dereg: state FREE,
+ * out of the table, drop the table's reference, wait for the others,
+ * release the pages, free the memory after a grace period (a lookup may
+ * still be looking at it).
+ *
+ * An MR's attributes never change in place: rereg builds a new MR with a
+ * new key, and the RDMA core then deregisters the old one. Fast-reg MRs
+ * are the exception by nature; their REG_MR and LOCAL_INV work requests
+ * are not built yet.
+ */
+#include <linux/log2.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+
+#include "sroce.h"
+
+static_assert(IB_ACCESS_LOCAL_WRITE == SROCE_ACC_LOCAL_WRITE);
+static_assert(IB_ACCESS_REMOTE_WRITE == SROCE_ACC_REMOTE_WRITE);
+static_assert(IB_ACCESS_REMOTE_READ == SROCE_ACC_REMOTE_READ);
+static_assert(IB_ACCESS_REMOTE_ATOMIC == SROCE_ACC_REMOTE_ATOMIC);
+static_assert(IB_ACCESS_MW_BIND == SROCE_ACC_MW_BIND);
+static_assert(IB_ACCESS_OPTIONAL == SROCE_ACC_OPTIONAL);
+
+void sroce_mr_table_init(struct sroce_dev *sdev)
+{
+	struct sroce_mr_table *t = &sdev->mrs;
+
+	xa_init_flags(&t->xa, XA_FLAGS_ALLOC);
+	/* A random start, so keys say nothing about a device's history. */
+	t->next = get_random_u32() & SROCE_KEY_INDEX_MAX;
+	atomic_set(&t->variant, get_random_u32());
+}
+
+/*
+ * From dealloc_driver, also for a device that failed before init: the
+ * core has destroyed every MR by then, and an empty table holds nothing.
+ */
+void sroce_mr_table_destroy(struct sroce_dev *sdev)
+{
+	if (WARN_ON(!xa_empty(&sdev->mrs.xa)))
+		xa_destroy(&sdev->mrs.xa);
+}
+
+/* The IB_ACCESS_* flags to keep, or a negative errno. */
+static int sroce_mr_access(int access)
+{
+	if (!sroce_mr_access_known(access))
+		return -EOPNOTSUPP;
+	if (!sroce_mr_access_consistent(access))
+		return -EINVAL;
+	return access & SROCE_ACC_ALL;
+}
+
+/* libsroce sends no driver data with MR commands and expects none back. */
+static int sroce_mr_udata_ok(struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+static struct sroce_mr *sroce_mr_alloc(struct sroce_pd *pd,
+				       enum sroce_mr_type type)
+{
+	struct sroce_mr *mr;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return NULL;
+	mr->pd = pd;
+	mr->type = type;
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->done);
+	return mr;
+}
+
+/*
+ * Reserve an index first, store the MR last: a lookup never sees an MR
+ * without its key, and xa_store() publishes it with release semantics.
+ */
+static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	struct sroce_mr_table *t = &sdev->mrs;
+	u32 index;
+	int ret;
+
+	ret = xa_alloc_cyclic(&t->xa, &index, NULL,
+			      XA_LIMIT(1, SROCE_KEY_INDEX_MAX), &t->next,
+			      GFP_KERNEL);
+	if (ret < 0)
+		return ret == -EBUSY ? -ENOMEM : ret;
+	mr->index = index;
+	mr->attr.key = sroce_key_make(index, atomic_inc_return(&t->variant));
+	mr->ibmr.lkey = mr->attr.key;
+	mr->ibmr.rkey = mr->attr.key;
+	ret = xa_err(xa_store(&t->xa, index, mr, GFP_KERNEL));
+	if (ret)
+		xa_erase(&t->xa, index);
+	return ret;
+}
+
+static void sroce_umap_release(struct kref *ref)
+{
+	struct sroce_umap *umap = container_of(ref, struct sroce_umap, ref);
+
+	ib_umem_release(umap->umem);
+	kvfree(umap);
+}
+
+/* Pin [start, start + length) and index its pages for the dma engine. */
+static struct sroce_umap *sroce_umap_create(struct ib_device *ibdev,
+					    u64 start, u64 length, int access)
+{
+	struct sroce_umap *umap;
+	struct sg_page_iter it;
+	struct ib_umem *umem;
+	unsigned long i = 0, npages;
+
+	umem = ib_umem_get(ibdev, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	npages = ib_umem_num_pages(umem);
+	umap = kvzalloc(struct_size(umap, pages, npages), GFP_KERNEL);
+	if (!umap) {
+		ib_umem_release(umem);
+		return ERR_PTR(-ENOMEM);
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (i == npages)
+			break;
+		umap->pages[i++] = sg_page_iter_page(&it);
+	}
+	kref_init(&umap->ref);
+	umap->umem = umem;
+	umap->offset = ib_umem_offset(umem);
+	umap->npages = npages;
+	if (WARN_ON_ONCE(i != npages)) {
+		kref_put(&umap->ref, sroce_umap_release);
+		return ERR_PTR(-EFAULT);
+	}
+	return umap;
+}
+
+/* For MRs that never reached the table, and after dereg's wait. */
+static void sroce_mr_free(struct sroce_mr *mr)
+{
+	switch (mr->type) {
+	case SROCE_MR_USER:
+		if (mr->umap)
+			kref_put(&mr->umap->ref, sroce_umap_release);
+		break;
+	case SROCE_MR_FAST_REG:
+		kfree(mr->frmr.map.addrs);
+		kfree(mr->frmr.active.addrs);
+		break;
+	case SROCE_MR_DMA:
+		break;
+	}
+	kfree_rcu(mr, rcu);
+}
+
+static void sroce_mr_set(struct sroce_mr *mr, u64 iova, u64 length,
+			 int access, enum sroce_mr_state state)
+{
+	mr->attr.iova = iova;
+	mr->attr.length = length;
+	mr->attr.access = access;
+	mr->attr.state = state;
+}
+
+/*
+ * Kernel consumers only (ib_alloc_pd() when asked for an unsafe global
+ * rkey): with the core's virt DMA every ib_dma_* address is a kernel
+ * virtual address, so this MR names all of kernel memory. The core asks
+ * for remote read and write without local write here (local access uses
+ * the local DMA lkey), so only unknown flags are refused.
+ */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+	int ret;
+
+	if (!sroce_mr_access_known(access))
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = sroce_mr_alloc(to_spd(ibpd), SROCE_MR_DMA);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	sroce_mr_set(mr, 0, U64_MAX, access & SROCE_ACC_ALL, SROCE_MR_VALID);
+	ret = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	if (ret) {
+		sroce_mr_free(mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+}
+
+/* A user MR over umap, published; consumes umap's reference. */
+static struct ib_mr *sroce_user_mr_new(struct ib_pd *ibpd,
+				       struct sroce_umap *umap, u64 iova,
+				       u64 length, int acc)
+{
+	struct sroce_mr *mr;
+	int ret;
+
+	mr = sroce_mr_alloc(to_spd(ibpd), SROCE_MR_USER);
+	if (!mr) {
+		kref_put(&umap->ref, sroce_umap_release);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->umap = umap;
+	sroce_mr_set(mr, iova, length, acc, SROCE_MR_VALID);
+	ret = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	if (ret) {
+		sroce_mr_free(mr);
+		return ERR_PTR(ret);
+	}
+	/* The core fills these itself for reg, but not for a rereg's MR. */
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+}
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_umap *umap;
+	int acc, ret;
+
+	ret = sroce_mr_udata_ok(udata);
+	if (ret)
+		return ERR_PTR(ret);
+	acc = sroce_mr_access(access);
+	if (acc < 0)
+		return ERR_PTR(acc);
+	if (!sroce_mr_range_valid(iova, length, SROCE_MAX_MR_SIZE))
+		return ERR_PTR(-EINVAL);
+	umap = sroce_umap_create(ibpd->device, start, length, access);
+	if (IS_ERR(umap))
+		return ERR_CAST(umap);
+	return sroce_user_mr_new(ibpd, umap, iova, length, acc);
+}
+
+/*
+ * Always a new MR (new key), never an in-place change: the gate then never
+ * sees a mix of old and new PD and rights, and the core deregisters the
+ * old MR (waiting for its users) right after. ibpd is the new PD, or the
+ * old one without IB_MR_REREG_PD. Without IB_MR_REREG_TRANS the pages are
+ * shared, unless the MR becomes writable over a read-only pin: then the
+ * same range is pinned again for writing.
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_mr *old = to_smr(ibmr);
+	struct sroce_umap *umap = old->umap;
+	int acc, ret;
+
+	if (old->type != SROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = sroce_mr_udata_ok(udata);
+	if (ret)
+		return ERR_PTR(ret);
+
+	acc = old->attr.access;
+	if (flags & IB_MR_REREG_ACCESS) {
+		acc = sroce_mr_access(access);
+		if (acc < 0)
+			return ERR_PTR(acc);
+	}
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = umap->umem->address;
+		length = old->attr.length;
+		iova = old->attr.iova;
+	} else if (!sroce_mr_range_valid(iova, length, SROCE_MAX_MR_SIZE)) {
+		return ERR_PTR(-EINVAL);
+	}
+
+	if ((flags & IB_MR_REREG_TRANS) ||
+	    (ib_access_writable(acc) && !umap->umem->writable)) {
+		umap = sroce_umap_create(ibpd->device, start, length, acc);
+		if (IS_ERR(umap))
+			return ERR_CAST(umap);
+	} else {
+		kref_get(&umap->ref);
+	}
+	return sroce_user_mr_new(ibpd, umap, iova, length, acc);
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	WRITE_ONCE(mr->attr.state, SROCE_MR_FREE);
+	xa_erase(&sdev->mrs.xa, mr->index);
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->done);
+	sroce_mr_free(mr);
+	return 0;
+}
+
+/*
+ * Fast-register MRs only. IB_MR_TYPE_INTEGRITY never gets here (the core
+ * refuses it); SG_GAPS needs IB_DEVICE_SG_GAPS_REG, which is not offered,
+ * so asking for it, or any other type, is a caller's error.
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int ret;
+
+	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
+	    max_num_sg > SROCE_MAX_FRMR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(to_spd(ibpd), SROCE_MR_FAST_REG);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->frmr.max_pages = max_num_sg;
+	mr->frmr.map.addrs = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->frmr.active.addrs = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (!mr->frmr.map.addrs || !mr->frmr.active.addrs) {
+		sroce_mr_free(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	/* Unusable until a REG_MR work request makes it valid. */
+	sroce_mr_set(mr, 0, 0, 0, SROCE_MR_INVALID);
+	ret = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	if (ret) {
+		sroce_mr_free(mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+}
+
+static int sroce_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_pagelist *pl = &mr->frmr.map;
+
+	if (pl->npages == mr->frmr.max_pages)
+		return -ENOMEM;
+	pl->addrs[pl->npages++] = addr;
+	return 0;
+}
+
+/*
+ * Fills the staged page list (and ibmr's iova and length) for the next
+ * REG_MR; the list in use stays untouched, since consumers map before
+ * posting the LOCAL_INV that retires the previous registration.
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->type != SROCE_MR_FAST_REG ||
+	    !is_power_of_2(ibmr->page_size) ||
+	    !(ibmr->page_size & SROCE_PAGE_SIZE_CAP))
+		return -EINVAL;
+	mr->frmr.map.npages = 0;
+	mr->frmr.map.shift = ilog2(ibmr->page_size);
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_set_page);
+}
+
+static struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mrs.xa, sroce_key_index(key));
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (mr && refcount_dec_and_test(&mr->ref))
+		complete(&mr->done);
+}
+
+/* SROCE_LOCAL_DMA_LKEY: all kernel memory, local access, kernel PDs. */
+static const struct sroce_mr_attr sroce_local_dma_attr = {
+	.iova = 0,
+	.length = U64_MAX,
+	.key = SROCE_LOCAL_DMA_LKEY,
+	.access = SROCE_ACC_LOCAL_WRITE,
+	.state = SROCE_MR_VALID,
+};
+
+/**
+ * sroce_mr_check - the gate for every access to MR memory
+ * @sdev: the device
+ * @key: lkey (local) or rkey (remote)
+ * @remote: the access comes from the wire
+ * @pd: the PD of the QP making the access
+ * @addr: first byte
+ * @len: bytes
+ * @access_needed: IB_ACCESS_* rights the access needs (0: local read)
+ * @out: the MR, referenced; NULL for the local DMA lkey or @len 0
+ *
+ * Returns 0, or the negated enum sroce_mr_fault saying which check failed.
+ * On success the caller moves the bytes with sroce_dma_walk() or
+ * sroce_dma_copy() and then calls sroce_mr_put(*out).
+ */
+int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
+		   struct sroce_pd *pd, u64 addr, u64 len, int access_needed,
+		   struct sroce_mr **out)
+{
+	struct sroce_mr_attr attr;
+	struct sroce_mr *mr;
+	int ret;
+
+	*out = NULL;
+	if (!len)
+		return 0;
+	if (key == SROCE_LOCAL_DMA_LKEY) {
+		if (remote)
+			return -SROCE_MR_NO_KEY;
+		/* Only kernel QPs may name all of kernel memory. */
+		return -sroce_mr_attr_check(&sroce_local_dma_attr, key,
+					    !pd->ibpd.uobject, false, addr,
+					    len, access_needed);
+	}
+
+	mr = sroce_mr_get(sdev, key);
+	if (!mr)
+		return -SROCE_MR_NO_KEY;
+	attr = mr->attr;
+	attr.state = READ_ONCE(mr->attr.state);
+	ret = sroce_mr_attr_check(&attr, key, mr->pd == pd, remote, addr, len,
+				  access_needed);
+	if (ret) {
+		sroce_mr_put(mr);
+		return -ret;
+	}
+	*out = mr;
+	return 0;
+}
+
+const char *sroce_mr_fault_name(int reason)
+{
+	static const char * const names[SROCE_MR_NR_FAULTS] = {
+		[SROCE_MR_OK] = "ok",
+		[SROCE_MR_NO_KEY] = "no such key",
+		[SROCE_MR_BAD_VARIANT] = "key variant mismatch",
+		[SROCE_MR_NOT_VALID] = "MR not valid",
+		[SROCE_MR_BAD_PD] = "wrong PD",
+		[SROCE_MR_NO_ACCESS] = "access not granted",
+		[SROCE_MR_OVERFLOW] = "address + length overflows",
+		[SROCE_MR_OUT_OF_BOUNDS] = "out of bounds",
+	};
+
+	if (reason < 0)
+		reason = -reason;
+	return reason < SROCE_MR_NR_FAULTS ? names[reason] : "?";
+}
