@@ -26,6 +26,7 @@ help:
 	@echo "make install   install module, provider and driver file [DESTDIR=]"
 	@echo "make demo      boot a VM, add an sroce device, show ibv_devinfo"
 	@echo "make check     every build, static check and test; prints N passed, N failed"
+	@echo "make bench     perftest on rdma_rxe and sroce in one VM: sroce/rxe ratios"
 
 deps:
 	$(TOP)/scripts/deps.sh
@@ -91,9 +92,14 @@ demo: deps
 check:
 	$(TOP)/scripts/check.sh
 
+# perftest on rdma_rxe and sroce in one VM boot: a table of ratios.
+bench: deps
+	$(MAKE) all stage
+	$(TOP)/scripts/bench.sh
+
 clean:
 	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/unit \
 		$(STAGE) $(BUILD)/results
 
 .PHONY: all help deps module test-kmod provider progs install install-tests stage \
-	dkms-src unit demo check clean
+	dkms-src unit demo check bench clean

@@ -1,0 +1,65 @@
+#!/bin/bash
+# `make bench`, inside one VM: the same perftest matrix on rdma_rxe and on
+# sroce (one after the other: they cannot share UDP 4791), each device on
+# eth0 with client and server on this host. Prints one line per result:
+#   BENCH <impl> <test> <value> <unit>
+# and "BENCH <impl> <test> n/a <reason>" for a run that did not complete.
+ND=${SROCE_NETDEV:-eth0}
+IP=${SROCE_IP4:-10.0.2.15}
+N=${BENCH_ITERS:-300}
+
+gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 want f i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${IP//./ })
+	for _ in $(seq 50); do
+		for f in "$d"/gids/*; do
+			i=${f##*/}
+			[ "$(cat "$f")" = "$want" ] &&
+				[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+				{ echo "$i"; return 0; }
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# run IMPL DEV GID NAME TOOL COLUMN UNIT ARGS...: server and client of
+# TOOL on DEV; COLUMN is the field of the result line to report.
+run() {
+	local impl=$1 dev=$2 gid=$3 name=$4 tool=$5 col=$6 unit=$7 out v
+	shift 7
+	timeout 120 "$tool" -d "$dev" -x "$gid" -F "$@" > /tmp/srv 2>&1 &
+	sleep 0.5
+	out=$(timeout 120 "$tool" -d "$dev" -x "$gid" -F "$@" "$IP" 2>&1)
+	wait $! 2>/dev/null
+	v=$(awk -v c="$col" '/^ *[0-9]+ +[0-9]+ / { v = $c } END { print v }' <<< "$out")
+	if [ -n "$v" ]; then
+		echo "BENCH $impl $name $v $unit"
+	else
+		echo "BENCH $impl $name n/a $(tail -n 1 <<< "$out" | tr -s ' ' | cut -c1-60)"
+	fi
+}
+
+matrix() {
+	local impl=$1 dev=$2 gid=$3
+	run "$impl" "$dev" "$gid" send_bw_64k ib_send_bw 4 MB/s -s 65536 -n "$N"
+	run "$impl" "$dev" "$gid" write_bw_64k ib_write_bw 4 MB/s -s 65536 -n "$N"
+	run "$impl" "$dev" "$gid" read_bw_64k ib_read_bw 4 MB/s -s 65536 -n "$N"
+	run "$impl" "$dev" "$gid" send_lat_2 ib_send_lat 5 us -s 2 -n "$N"
+	run "$impl" "$dev" "$gid" write_lat_2 ib_write_lat 5 us -s 2 -n "$N"
+	run "$impl" "$dev" "$gid" msg_rate_64_4qp ib_send_bw 5 Mpps -s 64 -q 4 -n "$N"
+	# Goodput under loss needs the two-VM form: rdma_rxe loops traffic to a
+	# local address back inside itself, so netem on one host never sees it.
+}
+
+modprobe rdma_rxe
+rdma link add rxe0 type rxe netdev "$ND"
+matrix rxe rxe0 "$(gid_index rxe0)"
+rdma link delete rxe0
+rmmod rdma_rxe
+
+rdma link add sroce0 type sroce netdev "$ND"
+matrix sroce sroce0 "$(gid_index sroce0)"
+rdma link delete sroce0
+rmmod sroce
+exit 0
