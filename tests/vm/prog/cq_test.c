@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "tap.h"
 
@@ -104,6 +106,52 @@ static void check_resize(struct ibv_context *ctx)
 	check(ibv_destroy_cq(cq) == 0, "destroy the resized CQ");
 }
 
+/*
+ * A user CQ's ring is the process's to scribble on, so the kernel must not
+ * poll or arm it for the process through the old uverbs commands.
+ */
+static void check_raw_commands(struct ibv_context *ctx)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_poll_cq cmd;
+	} poll_req = {};
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_req_notify_cq cmd;
+	} arm_req = {};
+	struct {
+		struct ib_uverbs_poll_cq_resp hdr;
+		struct ib_uverbs_wc wc[1];
+	} resp;
+	struct ibv_cq *cq;
+	ssize_t r;
+
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	if (!check(cq != NULL, "a CQ for raw commands"))
+		return;
+	poll_req.hdr.command = IB_USER_VERBS_CMD_POLL_CQ;
+	poll_req.hdr.in_words = sizeof(poll_req) / 4;
+	poll_req.hdr.out_words = sizeof(resp) / 4;
+	poll_req.cmd.response = (uintptr_t)&resp;
+	poll_req.cmd.cq_handle = cq->handle;
+	poll_req.cmd.ne = 1;
+	errno = 0;
+	r = write(ctx->cmd_fd, &poll_req, sizeof(poll_req));
+	check(r < 0 && errno == EOPNOTSUPP,
+	      "the kernel refuses to poll a user CQ (%s)",
+	      r < 0 ? strerror(errno) : "it polled");
+	arm_req.hdr.command = IB_USER_VERBS_CMD_REQ_NOTIFY_CQ;
+	arm_req.hdr.in_words = sizeof(arm_req) / 4;
+	arm_req.cmd.cq_handle = cq->handle;
+	errno = 0;
+	r = write(ctx->cmd_fd, &arm_req, sizeof(arm_req));
+	check(r < 0 && errno == EOPNOTSUPP,
+	      "the kernel refuses to arm a user CQ (%s)",
+	      r < 0 ? strerror(errno) : "it armed");
+	check(ibv_destroy_cq(cq) == 0, "destroy it");
+}
+
 static void check_many(struct ibv_context *ctx)
 {
 	static struct ibv_cq *cqs[MANY];
@@ -140,6 +188,7 @@ int main(int argc, char **argv)
 	check_sizes(ctx, attr.max_cqe);
 	check_channel(ctx);
 	check_resize(ctx);
+	check_raw_commands(ctx);
 	check_many(ctx);
 	check(ibv_close_device(ctx) == 0, "close the device");
 	return tap_done();

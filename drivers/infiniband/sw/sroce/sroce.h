@@ -29,7 +29,7 @@
 #define SROCE_MAX_PD		0x10000
 #define SROCE_GID_TBL_LEN	1024
 #define SROCE_MAX_CQ		0x10000
-#define SROCE_MAX_CQE		0x100000
+#define SROCE_MAX_CQE		0x10000
 #define SROCE_PKEY_TBL_LEN	1
 /*
  * Reserved for kernel consumers: the lkey that names all kernel memory
@@ -69,6 +69,9 @@ struct sroce_dev {
 	struct sroce_sock *sock;
 	/* Set by dealloc_driver; protected by sroce_devices_lock. */
 	bool dead;
+	/* On sroce_rx_devs (RCU) from add to dealloc_driver. */
+	struct list_head rx_node;
+	bool rx_listed;
 	/*
 	 * Entry in sroce_devices, which holds a reference on ibdev.dev;
 	 * protected by sroce_devices_lock.
@@ -152,6 +155,7 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 int sroce_dev_add(const char *name, struct net_device *ndev);
 void sroce_dev_port_update(struct sroce_dev *sdev);
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+struct sroce_dev *sroce_dev_get_by_netdev_rcu(struct net_device *ndev);
 void sroce_dev_netdev_gone(struct net_device *ndev);
 void sroce_dev_remove_all(void);
 void sroce_dev_release(struct sroce_dev *sdev);

@@ -71,7 +71,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->is_user = !!udata;
 	ret = sroce_cq_alloc_ring(&cq->q, entries, udata);
 	if (ret)
-		return ret;
+		goto err_count;
 	if (udata) {
 		ret = sroce_cq_respond(cq, udata);
 		if (ret)
@@ -113,12 +113,14 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	ret = sroce_cq_ring_entries(cqe, &entries);
 	if (ret)
 		return ret;
+	if (udata && udata->outlen < sizeof(struct sroce_cq_resp))
+		return -EINVAL;
 	ret = sroce_cq_alloc_ring(&nq, entries, udata);
 	if (ret)
 		return ret;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	cons = cq->is_user ? READ_ONCE(cq->q.ctrl->cons) : cq->q.own;
+	cons = cq->is_user ? READ_ONCE(cq->q.ctrl->cons) : cq->kcons;
 	used = cq->q.own - cons;
 	if (used > sroce_queue_entries(&cq->q)) {
 		/* A consumer index no honest consumer could have written. */
@@ -135,9 +137,10 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		       sizeof(struct sroce_cqe));
 	nq.own = used;
 	nq.ctrl->prod = used;
+	cq->kcons = 0;
 	/* The arm state carries over: an armed CQ stays armed. */
 	nq.ctrl->user_flag = READ_ONCE(cq->q.ctrl->user_flag);
-	nq.ctrl->kern_flag = cq->q.ctrl->kern_flag;
+	nq.ctrl->kern_flag = cq->arm_seen;
 	old = cq->q;
 	cq->q = nq;
 	spin_unlock_irqrestore(&cq->lock, flags);
@@ -188,7 +191,11 @@ static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_qp *qp,
 	}
 }
 
-/* Kernel consumers only: userspace polls the ring itself. */
+/*
+ * Kernel consumers only. Userspace polls its ring itself, and must not
+ * reach this through the uverbs POLL_CQ command: its ring is not to be
+ * trusted (kctx above all).
+ */
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
@@ -196,15 +203,17 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	unsigned long flags;
 	int n;
 
+	if (cq->is_user)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
-	for (n = 0; n < num_entries; n++) {
-		cqe = sroce_queue_cons_slot(&cq->q);
-		if (!cqe)
-			break;
+	for (n = 0; n < num_entries && cq->kcons != cq->q.own; n++) {
+		cqe = sroce_queue_slot(&cq->q, cq->kcons);
 		sroce_cqe_to_wc(cqe, (struct ib_qp *)(uintptr_t)cqe->kctx,
 				&wc[n]);
-		sroce_queue_cons_advance(&cq->q);
+		cq->kcons++;
 	}
+	/* The producer's fullness check reads the consumer index here. */
+	smp_store_release(&cq->q.ctrl->cons, cq->kcons);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -223,13 +232,15 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	u32 mode;
 	int ret = 0;
 
+	/* libsroce arms in shared memory; a raw command would race it. */
+	if (cq->is_user)
+		return -EOPNOTSUPP;
 	mode = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 		SROCE_CQ_ARM_SOLICITED : SROCE_CQ_ARM_NEXT;
 	spin_lock_irqsave(&cq->lock, irqflags);
 	WRITE_ONCE(cq->q.ctrl->user_flag,
 		   sroce_cq_next_arm(cq->q.ctrl->user_flag, mode));
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    sroce_queue_cons_slot(&cq->q))
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->kcons != cq->q.own)
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
@@ -286,10 +297,11 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	ctrl = cq->q.ctrl;
 	arm = READ_ONCE(ctrl->user_flag);
 	mode = arm & SROCE_CQ_ARM_MODE_MASK;
-	if (arm != ctrl->kern_flag &&
+	if (arm != cq->arm_seen &&
 	    (mode == SROCE_CQ_ARM_NEXT ||
 	     (mode == SROCE_CQ_ARM_SOLICITED &&
 	      (solicited || cqe->status != IB_WC_SUCCESS)))) {
+		cq->arm_seen = arm;
 		WRITE_ONCE(ctrl->kern_flag, arm);
 		notify = true;
 	}

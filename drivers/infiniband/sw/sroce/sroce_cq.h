@@ -16,6 +16,13 @@ struct sroce_cq {
 	bool is_user;
 	/* Set on the first CQE that did not fit; the CQ stays in error. */
 	bool overflowed;
+	/* Kernel CQs: the consumer index (q.own is the producer's). */
+	u32 kcons;
+	/*
+	 * The arm value last acted on. The ring's kern_flag only mirrors it:
+	 * the kernel never trusts what userspace can rewrite.
+	 */
+	u32 arm_seen;
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)

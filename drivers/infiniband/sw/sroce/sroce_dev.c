@@ -21,6 +21,13 @@
 
 static LIST_HEAD(sroce_devices);
 static DEFINE_MUTEX(sroce_devices_lock);
+/*
+ * The same devices for the receive path, which runs in softirq: an RCU
+ * list (written under sroce_devices_lock). The RDMA core frees an
+ * ib_device only after a grace period, so a reader may still look at an
+ * entry just removed; ib_device_try_get() tells it the device is gone.
+ */
+static LIST_HEAD(sroce_rx_devs);
 
 /* RoCE needs Ethernet framing; loopback carries it too. */
 static bool sroce_netdev_supported(const struct net_device *ndev)
@@ -75,6 +82,22 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 		}
 	}
 	mutex_unlock(&sroce_devices_lock);
+	return found;
+}
+
+/* Receive path: any context; takes a registration reference. */
+struct sroce_dev *sroce_dev_get_by_netdev_rcu(struct net_device *ndev)
+{
+	struct sroce_dev *sdev, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(sdev, &sroce_rx_devs, rx_node) {
+		if (sdev->ndev == ndev && ib_device_try_get(&sdev->ibdev)) {
+			found = sdev;
+			break;
+		}
+	}
+	rcu_read_unlock();
 	return found;
 }
 
@@ -154,6 +177,9 @@ void sroce_dev_release(struct sroce_dev *sdev)
 {
 	mutex_lock(&sroce_devices_lock);
 	sdev->dead = true;
+	if (sdev->rx_listed)
+		list_del_rcu(&sdev->rx_node);
+	sdev->rx_listed = false;
 	mutex_unlock(&sroce_devices_lock);
 	if (sdev->sock)
 		sroce_net_put(sdev->sock);
@@ -219,6 +245,8 @@ static int sroce_dev_list_add(struct sroce_dev *sdev)
 	if (!ret) {
 		get_device(&sdev->ibdev.dev);
 		list_add_tail(&sdev->list, &sroce_devices);
+		list_add_tail_rcu(&sdev->rx_node, &sroce_rx_devs);
+		sdev->rx_listed = true;
 	}
 	mutex_unlock(&sroce_devices_lock);
 	return ret;

@@ -14,6 +14,7 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/if_vlan.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
@@ -39,20 +40,20 @@ static LIST_HEAD(sroce_socks);
 static DEFINE_MUTEX(sroce_socks_lock);
 static DECLARE_WAIT_QUEUE_HEAD(sroce_socks_gone);
 
-/* The sroce device the packet arrived for, with a registration reference. */
+/*
+ * The sroce device the packet arrived for, with a registration reference:
+ * the one on the netdev it came in on, else, for a VLAN without a device
+ * of its own, the one on the real netdev (whose GID table holds the VLAN's
+ * addresses).
+ */
 static struct sroce_dev *sroce_rx_dev(struct sk_buff *skb)
 {
-	struct ib_device *ibdev;
+	struct sroce_dev *sdev;
 
-	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_UNKNOWN);
-	if (!ibdev)
-		return NULL;
-	/* Another out-of-tree driver may share the UNKNOWN id. */
-	if (ibdev->ops.owner != THIS_MODULE) {
-		ib_device_put(ibdev);
-		return NULL;
-	}
-	return to_sdev(ibdev);
+	sdev = sroce_dev_get_by_netdev_rcu(skb->dev);
+	if (!sdev && is_vlan_dev(skb->dev))
+		sdev = sroce_dev_get_by_netdev_rcu(vlan_dev_real_dev(skb->dev));
+	return sdev;
 }
 
 /*
@@ -81,8 +82,8 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
 	l3len = skb_network_header_len(skb) + ulen;
 	if (!sroce_icrc_ok(skb_network_header(skb), l3len))
 		return SROCE_CNT_RX_DROP_ICRC;
-	if (sroce_parse(skb->data + sizeof(struct udphdr),
-			ulen - sizeof(struct udphdr), 0, pkt) != SROCE_PARSE_OK)
+	if (sroce_parse(udp_hdr(skb) + 1, ulen - sizeof(struct udphdr), 0,
+			pkt) != SROCE_PARSE_OK)
 		return SROCE_CNT_RX_DROP_HDR;
 	return SROCE_CNT_RX_PACKETS;
 }
@@ -230,7 +231,13 @@ static bool sroce_net_in_use(struct net *net)
  */
 static void __net_exit sroce_pernet_exit(struct net *net)
 {
-	wait_event(sroce_socks_gone, !sroce_net_in_use(net));
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	/* wait_woken(): the condition takes a mutex, so it may sleep. */
+	add_wait_queue(&sroce_socks_gone, &wait);
+	while (sroce_net_in_use(net))
+		wait_woken(&wait, TASK_UNINTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT);
+	remove_wait_queue(&sroce_socks_gone, &wait);
 }
 
 static struct pernet_operations sroce_pernet_ops = {

@@ -16,8 +16,11 @@ to_smmap(struct rdma_user_mmap_entry *rdma_entry)
 
 /*
  * @num_entries must be a power of two. With @uctx the buffer is offered to
- * userspace: from then on it belongs to the mmap entry and is freed when
- * both the queue and every mapping of it are gone.
+ * userspace through an mmap entry and is vfree()d when the entry's last
+ * reference goes, at queue destroy (mappings hold no entry reference). A
+ * process that still maps the queue then keeps the pages themselves:
+ * remap_vmalloc_range() took a page reference for each, so nothing is
+ * freed under it. Device disassociation does not zap these mappings.
  */
 int sroce_queue_init(struct sroce_queue *q, u32 num_entries, u32 entry_size,
 		     struct ib_ucontext *uctx)
@@ -99,7 +102,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	return ret;
 }
 
-/* The last reference went: the queue is destroyed and nothing maps it. */
+/* The entry's last reference went (queue destroyed); see above. */
 void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct sroce_mmap_entry *entry = to_smmap(rdma_entry);
