@@ -69,6 +69,8 @@ install: module provider
 install-tests: progs test-kmod
 	install -D -m 644 $(KB)/tests/kmod/sroce_test_kverbs.ko \
 		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce_test_kverbs.ko
+	install -D -m 644 $(KB)/tests/kmod/sroce_test_rc.ko \
+		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce_test_rc.ko
 	@mkdir -p $(DESTDIR)/usr/libexec/sroce
 	$(if $(PROGS),install -m 755 $(PROGS) $(DESTDIR)/usr/libexec/sroce/)
 

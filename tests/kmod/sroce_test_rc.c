@@ -1,0 +1,941 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC data path as a kernel ULP (NVMe-oF, RDS) drives it: two RC QPs on
+ * one device, connected to each other over one of its RoCE v2 GIDs, move
+ * data between kernel buffers through the PD's local DMA lkey, a fast-reg
+ * MR and the unsafe global rkey.
+ *
+ * Loading the module runs every check in module init and prints one TAP
+ * line per check ("sroce_test_rc: ok N - ..."); the load fails if a check
+ * failed. CQs are polled directly against a deadline, so a device that
+ * loses a completion fails a check instead of hanging the load. Once
+ * loaded the module holds nothing, and the suite unloads it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *dev = "sroce0";
+module_param(dev, charp, 0444);
+MODULE_PARM_DESC(dev, "name of the RDMA device to test");
+
+static int gid_index = -1;
+module_param(gid_index, int, 0444);
+MODULE_PARM_DESC(gid_index,
+		 "RoCE v2 GID index to connect over (-1: the first IPv4 one)");
+
+static unsigned int wait_ms = 10000;
+module_param(wait_ms, uint, 0444);
+MODULE_PARM_DESC(wait_ms, "deadline for each completion, in milliseconds");
+
+#define RC_PORT		1
+#define RC_DEPTH	16
+#define RC_CQE		(4 * RC_DEPTH)
+#define RC_BUF		SZ_64K
+/* Bytes of each FRMR page left outside the MR, to catch overruns. */
+#define RC_GUARD	64
+#define RC_MR_LEN	(2 * (PAGE_SIZE - RC_GUARD))
+#define RC_FILL		0xa5
+#define RC_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
+			 IB_ACCESS_REMOTE_WRITE)
+/* Start PSNs just below the wrap, so the 64 KiB SEND crosses it. */
+#define RC_PSN(qp)	((0xffffc0 + ((qp)->qp_num & 0x1f)) & 0xffffff)
+
+/* One posted work request and, once reaped, its completion. */
+struct rc_op {
+	struct ib_cqe cqe;
+	struct ib_wc wc;
+	bool done;
+};
+
+struct rc_buf {
+	void *va;
+	u64 dma;
+};
+
+struct rc_ctx {
+	struct ib_device *ibdev;
+	bool rxe;
+	int gid_index;
+	union ib_gid gid;
+	u8 mac[ETH_ALEN];
+	int n;
+	int failed;
+	/* A completion missed its deadline: post nothing more. */
+	bool dead;
+	/* The current pair is connected. */
+	bool up;
+
+	/* The current pair: qp[0] requests, qp[1] owns the MR. */
+	struct ib_pd *pd;
+	struct ib_cq *scq;
+	struct ib_cq *rcq;
+	struct ib_qp *qp[2];
+
+	/*
+	 * Every WR completes into one of these, and they live as long as
+	 * the QPs, so a late or flushed completion never lands in freed
+	 * memory.
+	 */
+	struct rc_op sop;
+	struct rc_op rop[2];
+	struct rc_op lop;
+
+	struct rc_buf tx;
+	struct rc_buf rx;
+	void *page[2];
+	struct scatterlist sg[2];
+	bool sg_mapped;
+	struct ib_mr *mr;
+};
+
+/*
+ * Print one TAP line. A failure that is a known deviation of the device
+ * under test (@deviation, only ever for rdma_rxe) is reported as a skip.
+ */
+static __printf(4, 5) void rc_result(struct rc_ctx *c, bool pass,
+				     const char *deviation,
+				     const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	c->n++;
+	if (pass) {
+		pr_info("ok %d - %pV\n", c->n, &vaf);
+	} else if (deviation && c->rxe) {
+		pr_info("ok %d - %pV # SKIP known rxe deviation: %s\n", c->n,
+			&vaf, deviation);
+	} else {
+		c->failed++;
+		pr_err("not ok %d - %pV\n", c->n, &vaf);
+	}
+	va_end(args);
+}
+
+#define rc_report(c, pass, fmt, ...) \
+	rc_result(c, pass, NULL, fmt, ##__VA_ARGS__)
+
+static void rc_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rc_op *op = container_of(wc->wr_cqe, struct rc_op, cqe);
+
+	op->wc = *wc;
+	op->done = true;
+}
+
+static void rc_op_init(struct rc_op *op)
+{
+	memset(op, 0, sizeof(*op));
+	op->cqe.done = rc_op_done;
+}
+
+/* Poll both CQs until @op completes or the deadline passes. */
+static int rc_wait(struct rc_ctx *c, struct rc_op *op)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
+	int n;
+
+	while (!op->done) {
+		n = ib_process_cq_direct(c->scq, RC_CQE);
+		n += ib_process_cq_direct(c->rcq, RC_CQE);
+		if (op->done)
+			break;
+		if (time_after(jiffies, end)) {
+			pr_info("# no completion within %u ms: stopping\n",
+				wait_ms);
+			c->dead = true;
+			return -ETIMEDOUT;
+		}
+		if (!n)
+			usleep_range(100, 500);
+	}
+	return 0;
+}
+
+/*
+ * Did @op complete with @status (and, for a success, @opcode)? Say why
+ * not. The opcode of a failed completion is undefined, so it is not
+ * looked at.
+ */
+static bool rc_op_is(struct rc_op *op, const char *what,
+		     enum ib_wc_status status, enum ib_wc_opcode opcode)
+{
+	if (!op->done) {
+		pr_info("# %s: no completion within %u ms\n", what, wait_ms);
+		return false;
+	}
+	if (op->wc.status != status) {
+		pr_info("# %s: status %s (%d), expected %s\n", what,
+			ib_wc_status_msg(op->wc.status), op->wc.status,
+			ib_wc_status_msg(status));
+		return false;
+	}
+	if (status == IB_WC_SUCCESS && op->wc.opcode != opcode) {
+		pr_info("# %s: opcode %d, expected %d\n", what, op->wc.opcode,
+			opcode);
+		return false;
+	}
+	return true;
+}
+
+static void rc_fill(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(i * 7 + (i >> 8) * 13 + (i >> 16) + seed);
+}
+
+static bool rc_same(const u8 *got, const u8 *want, size_t len,
+		    const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (got[i] != want[i]) {
+			pr_info("# %s: byte %zu is %#x, expected %#x\n", what,
+				i, got[i], want[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool rc_all(const u8 *p, size_t len, u8 v, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (p[i] != v) {
+			pr_info("# %s: byte %zu is %#x, expected %#x\n", what,
+				i, p[i], v);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void rc_sync_for_cpu(struct rc_ctx *c, struct rc_buf *b)
+{
+	ib_dma_sync_single_for_cpu(c->ibdev, b->dma, RC_BUF,
+				   DMA_BIDIRECTIONAL);
+}
+
+static void rc_sync_for_device(struct rc_ctx *c, struct rc_buf *b)
+{
+	ib_dma_sync_single_for_device(c->ibdev, b->dma, RC_BUF,
+				      DMA_BIDIRECTIONAL);
+}
+
+static void rc_pages_for_cpu(struct rc_ctx *c)
+{
+	int i;
+
+	for (i = 0; i < 2 && c->sg_mapped; i++)
+		ib_dma_sync_single_for_cpu(c->ibdev, sg_dma_address(&c->sg[i]),
+					   sg_dma_len(&c->sg[i]),
+					   DMA_BIDIRECTIONAL);
+}
+
+static void rc_pages_for_device(struct rc_ctx *c)
+{
+	int i;
+
+	for (i = 0; i < 2 && c->sg_mapped; i++)
+		ib_dma_sync_single_for_device(c->ibdev,
+					      sg_dma_address(&c->sg[i]),
+					      sg_dma_len(&c->sg[i]),
+					      DMA_BIDIRECTIONAL);
+}
+
+/* Post a RECV on qp[@q] for @len bytes of rx (none when @len is 0). */
+static int rc_post_recv(struct rc_ctx *c, int q, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = c->rx.dma,
+		.length = len,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &c->rop[q].cqe,
+		.sg_list = len ? &sge : NULL,
+		.num_sge = len ? 1 : 0,
+	};
+	int ret;
+
+	rc_op_init(&c->rop[q]);
+	ret = ib_post_recv(c->qp[q], &wr, NULL);
+	if (ret)
+		pr_info("# ib_post_recv on QP %u: %d\n", c->qp[q]->qp_num, ret);
+	return ret;
+}
+
+/*
+ * Post @wr on qp[@q], gathering @len bytes at @off in @buf (nothing when
+ * @len is 0), and wait for its completion in @op.
+ */
+static int rc_exec(struct rc_ctx *c, int q, struct rc_op *op,
+		   struct ib_send_wr *wr, struct rc_buf *buf, size_t off,
+		   u32 len)
+{
+	struct ib_sge sge = {
+		.addr = buf ? buf->dma + off : 0,
+		.length = len,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	int ret;
+
+	rc_op_init(op);
+	wr->wr_cqe = &op->cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	wr->sg_list = len ? &sge : NULL;
+	wr->num_sge = len ? 1 : 0;
+	ret = ib_post_send(c->qp[q], wr, NULL);
+	if (ret) {
+		pr_info("# ib_post_send opcode %d on QP %u: %d\n", wr->opcode,
+			c->qp[q]->qp_num, ret);
+		return ret;
+	}
+	return rc_wait(c, op);
+}
+
+/* RESET -> INIT -> RTR -> RTS, with @peer as the remote end. */
+static int rc_connect(struct rc_ctx *c, struct ib_qp *qp, struct ib_qp *peer)
+{
+	struct ib_device_attr *dattr = &c->ibdev->attrs;
+	struct ib_qp_attr attr = {};
+	struct rdma_ah_attr *ah = &attr.ah_attr;
+	int ret;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = RC_PORT;
+	attr.qp_access_flags = RC_MR_ACCESS;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret) {
+		pr_info("# QP %u to INIT: %d\n", qp->qp_num, ret);
+		return ret;
+	}
+
+	/*
+	 * A kernel consumer hands ib_modify_qp() a resolved RoCE address
+	 * (the core resolves the MAC only for user QPs); in loopback the
+	 * destination MAC is that of the GID's own netdev.
+	 */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = IB_MTU_1024;
+	attr.dest_qp_num = peer->qp_num;
+	attr.rq_psn = RC_PSN(peer);
+	attr.max_dest_rd_atomic = min(dattr->max_qp_init_rd_atom, 4);
+	attr.min_rnr_timer = 12;
+	ah->type = rdma_ah_find_type(c->ibdev, RC_PORT);
+	rdma_ah_set_port_num(ah, RC_PORT);
+	rdma_ah_set_sl(ah, 0);
+	rdma_ah_set_grh(ah, &c->gid, 0, c->gid_index, 64, 0);
+	ether_addr_copy(ah->roce.dmac, c->mac);
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret) {
+		pr_info("# QP %u to RTR: %d\n", qp->qp_num, ret);
+		return ret;
+	}
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = RC_PSN(qp);
+	attr.max_rd_atomic = min(dattr->max_qp_rd_atom, 4);
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			   IB_QP_MAX_QP_RD_ATOMIC);
+	if (ret)
+		pr_info("# QP %u to RTS: %d\n", qp->qp_num, ret);
+	return ret;
+}
+
+/* Is @qp in RTS with a 1024-byte path MTU? */
+static bool rc_qp_ready(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int ret;
+
+	ret = ib_query_qp(qp, &attr, IB_QP_STATE | IB_QP_PATH_MTU, &init);
+	if (ret || attr.qp_state != IB_QPS_RTS ||
+	    attr.path_mtu != IB_MTU_1024) {
+		pr_info("# QP %u: query %d, state %d, path MTU %d\n",
+			qp->qp_num, ret, attr.qp_state, attr.path_mtu);
+		return false;
+	}
+	return true;
+}
+
+/* CQs and two RC QPs on @pd, connected to each other. */
+static void rc_pair_up(struct rc_ctx *c, struct ib_pd *pd, const char *name)
+{
+	struct ib_qp_init_attr init = {};
+	bool pass = false;
+	int i;
+
+	c->pd = pd;
+	c->scq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, IB_POLL_DIRECT);
+	c->rcq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, IB_POLL_DIRECT);
+	if (IS_ERR(c->scq) || IS_ERR(c->rcq)) {
+		pr_info("# ib_alloc_cq: %ld %ld\n", PTR_ERR(c->scq),
+			PTR_ERR(c->rcq));
+		goto out;
+	}
+
+	init.send_cq = c->scq;
+	init.recv_cq = c->rcq;
+	init.cap.max_send_wr = RC_DEPTH;
+	init.cap.max_recv_wr = RC_DEPTH;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.qp_type = IB_QPT_RC;
+	for (i = 0; i < 2; i++) {
+		c->qp[i] = ib_create_qp(pd, &init);
+		if (IS_ERR(c->qp[i])) {
+			pr_info("# ib_create_qp: %ld\n", PTR_ERR(c->qp[i]));
+			c->qp[i] = NULL;
+			goto out;
+		}
+	}
+	if (rc_connect(c, c->qp[0], c->qp[1]) ||
+	    rc_connect(c, c->qp[1], c->qp[0]))
+		goto out;
+	pass = rc_qp_ready(c->qp[0]) && rc_qp_ready(c->qp[1]);
+	c->up = pass;
+out:
+	rc_report(c, pass,
+		  "%s: CQs and RC QPs %u <-> %u in RTS over GID %d (%pI6), path MTU 1024",
+		  name, c->qp[0] ? c->qp[0]->qp_num : 0,
+		  c->qp[1] ? c->qp[1]->qp_num : 0, c->gid_index, c->gid.raw);
+}
+
+/*
+ * Flush, drain and destroy the pair. A RECV posted to each QP must come
+ * back flushed once the QPs are in the error state, within the deadline;
+ * only then is ib_drain_qp(), which waits without a limit, called.
+ */
+static void rc_pair_down(struct rc_ctx *c, const char *name)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool pass = !c->dead && c->up;
+	int i;
+
+	for (i = 0; i < 2 && pass; i++) {
+		if (rc_post_recv(c, i, 0) ||
+		    ib_modify_qp(c->qp[i], &attr, IB_QP_STATE))
+			pass = false;
+	}
+	for (i = 0; i < 2 && pass; i++) {
+		rc_wait(c, &c->rop[i]);
+		pass = rc_op_is(&c->rop[i], "RECV in the error state",
+				IB_WC_WR_FLUSH_ERR, 0);
+	}
+	if (c->up && c->dead)
+		pr_info("# %s: a deadline was missed, QPs destroyed undrained\n",
+			name);
+	else if (c->up)
+		rc_report(c, pass,
+			  "%s: RECVs posted to QPs in the error state complete with IB_WC_WR_FLUSH_ERR",
+			  name);
+	if (pass) {
+		for (i = 0; i < 2; i++)
+			ib_drain_qp(c->qp[i]);
+		rc_report(c, true, "%s: ib_drain_qp of both QPs returned",
+			  name);
+	}
+
+	c->up = false;
+	for (i = 0; i < 2; i++) {
+		if (c->qp[i])
+			ib_destroy_qp(c->qp[i]);
+		c->qp[i] = NULL;
+	}
+	if (!IS_ERR_OR_NULL(c->scq))
+		ib_free_cq(c->scq);
+	if (!IS_ERR_OR_NULL(c->rcq))
+		ib_free_cq(c->rcq);
+	c->scq = NULL;
+	c->rcq = NULL;
+}
+
+static bool rc_up(struct rc_ctx *c)
+{
+	return !c->dead && c->up;
+}
+
+/* SEND of @len bytes from qp[0] into a 64 KiB RECV on qp[1]. */
+static void rc_check_send(struct rc_ctx *c, u32 len)
+{
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	bool pass = false;
+
+	rc_fill(c->tx.va, RC_BUF, len);
+	memset(c->rx.va, RC_FILL, RC_BUF);
+	rc_sync_for_device(c, &c->tx);
+	rc_sync_for_device(c, &c->rx);
+	if (rc_post_recv(c, 1, RC_BUF) ||
+	    rc_exec(c, 0, &c->sop, &wr, &c->tx, 0, len))
+		goto out;
+	rc_wait(c, &c->rop[1]);
+	rc_sync_for_cpu(c, &c->rx);
+	pass = rc_op_is(&c->sop, "SEND", IB_WC_SUCCESS, IB_WC_SEND) &&
+	       rc_op_is(&c->rop[1], "RECV", IB_WC_SUCCESS, IB_WC_RECV);
+	if (pass && (c->rop[1].wc.byte_len != len ||
+		     c->rop[1].wc.qp != c->qp[1])) {
+		pr_info("# RECV: byte_len %u, qp %p (expected %u, %p)\n",
+			c->rop[1].wc.byte_len, c->rop[1].wc.qp, len, c->qp[1]);
+		pass = false;
+	}
+	pass = pass && rc_same(c->rx.va, c->tx.va, len, "received data") &&
+	       rc_all(c->rx.va + len, RC_BUF - len, RC_FILL,
+		      "RECV buffer past the message");
+out:
+	rc_report(c, pass, "SEND/RECV of %u bytes, data and byte_len match",
+		  len);
+}
+
+/* Map the two FRMR pages into a fresh MR (once), then IB_WR_REG_MR it. */
+static bool rc_check_reg(struct rc_ctx *c, const char *name)
+{
+	struct ib_reg_wr reg = {
+		.wr.opcode = IB_WR_REG_MR,
+		.access = RC_MR_ACCESS,
+	};
+	bool pass = false;
+	int n;
+
+	if (!c->mr) {
+		c->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, 2);
+		if (IS_ERR(c->mr)) {
+			pr_info("# ib_alloc_mr: %ld\n", PTR_ERR(c->mr));
+			c->mr = NULL;
+			goto out;
+		}
+		/*
+		 * The first page minus its head, the second minus its tail:
+		 * the guard bytes lie outside the MR.
+		 */
+		sg_init_table(c->sg, 2);
+		sg_set_buf(&c->sg[0], c->page[0] + RC_GUARD,
+			   PAGE_SIZE - RC_GUARD);
+		sg_set_buf(&c->sg[1], c->page[1], PAGE_SIZE - RC_GUARD);
+		n = ib_dma_map_sg(c->ibdev, c->sg, 2, DMA_BIDIRECTIONAL);
+		if (n != 2) {
+			pr_info("# ib_dma_map_sg: %d\n", n);
+			if (n > 0)
+				ib_dma_unmap_sg(c->ibdev, c->sg, 2,
+						DMA_BIDIRECTIONAL);
+			goto out;
+		}
+		c->sg_mapped = true;
+		n = ib_map_mr_sg(c->mr, c->sg, 2, NULL, PAGE_SIZE);
+		if (n != 2 || c->mr->length != RC_MR_LEN ||
+		    c->mr->iova != sg_dma_address(&c->sg[0])) {
+			pr_info("# ib_map_mr_sg: %d, iova %#llx, length %llu\n",
+				n, c->mr->iova, c->mr->length);
+			goto out;
+		}
+	}
+	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
+	reg.mr = c->mr;
+	reg.key = c->mr->rkey;
+	if (rc_exec(c, 1, &c->lop, &reg.wr, NULL, 0, 0))
+		goto out;
+	pass = rc_op_is(&c->lop, "REG_MR", IB_WC_SUCCESS, IB_WC_REG_MR);
+out:
+	rc_report(c, pass,
+		  "%s: IB_WR_REG_MR of an FRMR over 2 separate pages, rkey %#x, remote read/write",
+		  name, c->mr ? c->mr->rkey : 0);
+	return pass;
+}
+
+/* RDMA WRITE the whole MR, across the page boundary; guards intact. */
+static void rc_check_write(struct rc_ctx *c)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.remote_addr = c->mr->iova,
+		.rkey = c->mr->rkey,
+	};
+	size_t part = PAGE_SIZE - RC_GUARD;
+	bool pass = false;
+
+	rc_fill(c->tx.va, RC_BUF, 0x3c);
+	rc_sync_for_device(c, &c->tx);
+	memset(c->page[0], RC_FILL, PAGE_SIZE);
+	memset(c->page[1], RC_FILL, PAGE_SIZE);
+	rc_pages_for_device(c);
+	if (rc_exec(c, 0, &c->sop, &wr.wr, &c->tx, 0, RC_MR_LEN))
+		goto out;
+	rc_pages_for_cpu(c);
+	pass = rc_op_is(&c->sop, "RDMA WRITE", IB_WC_SUCCESS,
+			IB_WC_RDMA_WRITE) &&
+	       rc_same(c->page[0] + RC_GUARD, c->tx.va, part, "first page") &&
+	       rc_same(c->page[1], c->tx.va + part, part, "second page") &&
+	       rc_all(c->page[0], RC_GUARD, RC_FILL, "guard before the MR") &&
+	       rc_all(c->page[1] + part, RC_GUARD, RC_FILL,
+		      "guard after the MR");
+out:
+	rc_report(c, pass,
+		  "RDMA WRITE of %lu bytes into the FRMR lands in both pages, guards intact",
+		  RC_MR_LEN);
+}
+
+/* RDMA READ the whole MR back into rx. */
+static void rc_check_read(struct rc_ctx *c)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_READ,
+		.remote_addr = c->mr->iova,
+		.rkey = c->mr->rkey,
+	};
+	bool pass = false;
+
+	memset(c->rx.va, 0x5a, RC_BUF);
+	rc_sync_for_device(c, &c->rx);
+	if (rc_exec(c, 0, &c->sop, &wr.wr, &c->rx, 0, RC_MR_LEN))
+		goto out;
+	rc_sync_for_cpu(c, &c->rx);
+	pass = rc_op_is(&c->sop, "RDMA READ", IB_WC_SUCCESS,
+			IB_WC_RDMA_READ) &&
+	       rc_same(c->rx.va, c->tx.va, RC_MR_LEN, "read data") &&
+	       rc_all(c->rx.va + RC_MR_LEN, RC_GUARD, 0x5a,
+		      "buffer past the READ");
+out:
+	rc_report(c, pass, "RDMA READ of the FRMR returns the written bytes");
+}
+
+static void rc_check_local_inv(struct rc_ctx *c)
+{
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = c->mr->rkey,
+	};
+	bool pass = false;
+
+	if (rc_exec(c, 1, &c->lop, &wr, NULL, 0, 0))
+		goto out;
+	pass = rc_op_is(&c->lop, "LOCAL_INV", IB_WC_SUCCESS, IB_WC_LOCAL_INV);
+out:
+	rc_report(c, pass, "IB_WR_LOCAL_INV of rkey %#x", c->mr->rkey);
+}
+
+/* An RDMA WRITE to the invalidated rkey: refused, target untouched. */
+static void rc_check_write_refused(struct rc_ctx *c, const char *after)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.remote_addr = c->mr->iova,
+		.rkey = c->mr->rkey,
+	};
+	bool pass = false;
+
+	rc_fill(c->tx.va, RC_BUF, 0x77);
+	rc_sync_for_device(c, &c->tx);
+	memset(c->page[0], RC_FILL, PAGE_SIZE);
+	memset(c->page[1], RC_FILL, PAGE_SIZE);
+	rc_pages_for_device(c);
+	if (rc_exec(c, 0, &c->sop, &wr.wr, &c->tx, 0, RC_MR_LEN))
+		goto out;
+	rc_pages_for_cpu(c);
+	pass = rc_op_is(&c->sop, "RDMA WRITE to an invalid rkey",
+			IB_WC_REM_ACCESS_ERR, 0) &&
+	       rc_all(c->page[0], PAGE_SIZE, RC_FILL, "first page") &&
+	       rc_all(c->page[1], PAGE_SIZE, RC_FILL, "second page");
+out:
+	rc_report(c, pass,
+		  "RDMA WRITE to rkey %#x after %s fails with IB_WC_REM_ACCESS_ERR, memory untouched",
+		  c->mr->rkey, after);
+}
+
+/* SEND_WITH_INV from qp[0] invalidates qp[1]'s FRMR. */
+static void rc_check_send_inv(struct rc_ctx *c)
+{
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND_WITH_INV,
+		.ex.invalidate_rkey = c->mr->rkey,
+	};
+	struct ib_wc *wc = &c->rop[1].wc;
+	bool pass = false;
+
+	rc_fill(c->tx.va, RC_BUF, 0x21);
+	rc_sync_for_device(c, &c->tx);
+	if (rc_post_recv(c, 1, RC_BUF) ||
+	    rc_exec(c, 0, &c->sop, &wr, &c->tx, 0, 64))
+		goto out;
+	rc_wait(c, &c->rop[1]);
+	rc_sync_for_cpu(c, &c->rx);
+	pass = rc_op_is(&c->sop, "SEND_WITH_INV", IB_WC_SUCCESS,
+			IB_WC_SEND) &&
+	       rc_op_is(&c->rop[1], "RECV", IB_WC_SUCCESS, IB_WC_RECV);
+	if (pass && (!(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
+		     wc->ex.invalidate_rkey != c->mr->rkey ||
+		     wc->byte_len != 64)) {
+		pr_info("# RECV: wc_flags %#x, invalidate_rkey %#x, byte_len %u\n",
+			wc->wc_flags, wc->ex.invalidate_rkey, wc->byte_len);
+		pass = false;
+	}
+	pass = pass && rc_same(c->rx.va, c->tx.va, 64, "received data");
+out:
+	rc_report(c, pass,
+		  "SEND_WITH_INV: the RECV completion has IB_WC_WITH_INVALIDATE and rkey %#x",
+		  c->mr->rkey);
+}
+
+/*
+ * The DMA MR route: with IB_PD_UNSAFE_GLOBAL_RKEY any DMA address of the
+ * device is remotely writable and readable. WRITE the first half of rx,
+ * then READ it back into the second half.
+ */
+static void rc_check_global_rkey(struct rc_ctx *c)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.remote_addr = c->rx.dma,
+		.rkey = c->pd->unsafe_global_rkey,
+	};
+	u32 half = RC_BUF / 2;
+	bool pass = false;
+
+	rc_fill(c->tx.va, RC_BUF, 0x55);
+	memset(c->rx.va, RC_FILL, RC_BUF);
+	rc_sync_for_device(c, &c->tx);
+	rc_sync_for_device(c, &c->rx);
+	if (rc_exec(c, 0, &c->sop, &wr.wr, &c->tx, 0, half - RC_GUARD))
+		goto out_write;
+	rc_sync_for_cpu(c, &c->rx);
+	pass = rc_op_is(&c->sop, "RDMA WRITE", IB_WC_SUCCESS,
+			IB_WC_RDMA_WRITE) &&
+	       rc_same(c->rx.va, c->tx.va, half - RC_GUARD, "written data") &&
+	       rc_all(c->rx.va + half - RC_GUARD, half + RC_GUARD, RC_FILL,
+		      "buffer past the WRITE");
+out_write:
+	rc_report(c, pass,
+		  "RDMA WRITE of %u bytes to a kernel buffer through pd->unsafe_global_rkey %#x",
+		  half - RC_GUARD, c->pd->unsafe_global_rkey);
+	if (!pass || c->dead)
+		return;
+
+	pass = false;
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	wr.wr.send_flags = 0;
+	if (rc_exec(c, 0, &c->sop, &wr.wr, &c->rx, half, half - RC_GUARD))
+		goto out_read;
+	rc_sync_for_cpu(c, &c->rx);
+	pass = rc_op_is(&c->sop, "RDMA READ", IB_WC_SUCCESS,
+			IB_WC_RDMA_READ) &&
+	       rc_same(c->rx.va + half, c->tx.va, half - RC_GUARD,
+		       "read data") &&
+	       rc_all(c->rx.va + RC_BUF - RC_GUARD, RC_GUARD, RC_FILL,
+		      "buffer past the READ");
+out_read:
+	rc_report(c, pass,
+		  "RDMA READ of a kernel buffer through pd->unsafe_global_rkey");
+}
+
+/* The GID to connect over, its netdev's MAC, and a RoCE port check. */
+static int rc_setup_gid(struct rc_ctx *c)
+{
+	const struct ib_gid_attr *attr = ERR_PTR(-ENOENT);
+	struct ib_port_attr pattr;
+	u16 vlan;
+	int i, ret;
+
+	ret = ib_query_port(c->ibdev, RC_PORT, &pattr);
+	if (ret)
+		return ret;
+	if (!rdma_protocol_roce(c->ibdev, RC_PORT)) {
+		pr_err("%s port %d is not RoCE\n", dev, RC_PORT);
+		return -EPROTONOSUPPORT;
+	}
+	for (i = max(gid_index, 0); i < pattr.gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(c->ibdev, RC_PORT, i);
+		if (!IS_ERR(attr) &&
+		    attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		    (gid_index >= 0 ||
+		     ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)))
+			break;
+		if (!IS_ERR(attr))
+			rdma_put_gid_attr(attr);
+		attr = ERR_PTR(-ENOENT);
+		if (gid_index >= 0)
+			break;
+	}
+	if (IS_ERR(attr)) {
+		pr_err("%s: no RoCE v2 GID (gid_index %d)\n", dev, gid_index);
+		return PTR_ERR(attr);
+	}
+	c->gid_index = attr->index;
+	c->gid = attr->gid;
+	ret = rdma_read_gid_l2_fields(attr, &vlan, c->mac);
+	rdma_put_gid_attr(attr);
+	return ret;
+}
+
+static int rc_map_buf(struct rc_ctx *c, struct rc_buf *b)
+{
+	b->va = kmalloc(RC_BUF, GFP_KERNEL);
+	if (!b->va)
+		return -ENOMEM;
+	b->dma = ib_dma_map_single(c->ibdev, b->va, RC_BUF, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(c->ibdev, b->dma)) {
+		kfree(b->va);
+		b->va = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+static void rc_unmap_buf(struct rc_ctx *c, struct rc_buf *b)
+{
+	if (!b->va)
+		return;
+	ib_dma_unmap_single(c->ibdev, b->dma, RC_BUF, DMA_BIDIRECTIONAL);
+	kfree(b->va);
+}
+
+static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
+{
+	struct ib_pd *gpd;
+
+	/* Pair 1: SENDs, then an FRMR written, read and invalidated. */
+	rc_pair_up(c, pd, "pair 1");
+	if (rc_up(c))
+		rc_check_send(c, 1);
+	if (rc_up(c))
+		rc_check_send(c, SZ_4K);
+	if (rc_up(c))
+		rc_check_send(c, SZ_64K);
+	if (rc_up(c) && rc_check_reg(c, "pair 1")) {
+		if (rc_up(c))
+			rc_check_write(c);
+		if (rc_up(c))
+			rc_check_read(c);
+		if (rc_up(c))
+			rc_check_local_inv(c);
+		/* The error moves both QPs to the error state. */
+		if (rc_up(c))
+			rc_check_write_refused(c, "IB_WR_LOCAL_INV");
+	}
+	rc_pair_down(c, "pair 1");
+	if (c->dead)
+		return;
+
+	/* Pair 2: the same FRMR under a new key, invalidated remotely. */
+	rc_pair_up(c, pd, "pair 2");
+	if (rc_up(c) && c->mr && rc_check_reg(c, "pair 2")) {
+		if (rc_up(c))
+			rc_check_write(c);
+		if (rc_up(c))
+			rc_check_send_inv(c);
+		if (rc_up(c))
+			rc_check_write_refused(c, "SEND_WITH_INV");
+	}
+	rc_pair_down(c, "pair 2");
+	if (c->dead)
+		return;
+
+	/* Pair 3: the DMA MR route, on a PD of its own. */
+	gpd = ib_alloc_pd(c->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(gpd)) {
+		c->n++;
+		pr_info("ok %d - RDMA WRITE through pd->unsafe_global_rkey # SKIP the device gives no global rkey (%ld)\n",
+			c->n, PTR_ERR(gpd));
+		return;
+	}
+	rc_pair_up(c, gpd, "pair 3");
+	if (rc_up(c))
+		rc_check_global_rkey(c);
+	rc_pair_down(c, "pair 3");
+	ib_dealloc_pd(gpd);
+}
+
+static int __init rc_test_init(void)
+{
+	struct rc_ctx *c;
+	struct ib_pd *pd;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!c->ibdev) {
+		pr_err("no RDMA device %s\n", dev);
+		kfree(c);
+		return -ENODEV;
+	}
+	c->rxe = c->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+
+	ret = rc_setup_gid(c);
+	if (ret)
+		goto out;
+	c->page[0] = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	c->page[1] = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!c->page[0] || !c->page[1]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = rc_map_buf(c, &c->tx);
+	if (!ret)
+		ret = rc_map_buf(c, &c->rx);
+	if (ret)
+		goto out;
+	pd = ib_alloc_pd(c->ibdev, 0);
+	if (IS_ERR(pd)) {
+		ret = PTR_ERR(pd);
+		pr_err("ib_alloc_pd: %d\n", ret);
+		goto out;
+	}
+	pr_info("# %s (%s), GID %d %pI6, MAC %pM\n", dev,
+		c->rxe ? "rxe" : "not rxe", c->gid_index, c->gid.raw, c->mac);
+
+	rc_run(c, pd);
+
+	if (c->mr)
+		ib_dereg_mr(c->mr);
+	if (c->sg_mapped)
+		ib_dma_unmap_sg(c->ibdev, c->sg, 2, DMA_BIDIRECTIONAL);
+	ib_dealloc_pd(pd);
+	pr_info("# %d checks, %d failed\n", c->n, c->failed);
+	ret = c->failed ? -EIO : 0;
+out:
+	rc_unmap_buf(c, &c->rx);
+	rc_unmap_buf(c, &c->tx);
+	kfree(c->page[1]);
+	kfree(c->page[0]);
+	ib_device_put(c->ibdev);
+	kfree(c);
+	return ret;
+}
+
+static void __exit rc_test_exit(void)
+{
+}
+
+module_init(rc_test_init);
+module_exit(rc_test_exit);
+MODULE_DESCRIPTION("sroce test: RC data path of a kernel consumer");
+MODULE_LICENSE("Dual BSD/GPL");
