@@ -8,20 +8,9 @@ ND=${SROCE_NETDEV:-eth0}
 IP=${SROCE_IP4:-10.0.2.15}
 N=${BENCH_ITERS:-300}
 
-gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 want f i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${IP//./ })
-	for _ in $(seq 50); do
-		for f in "$d"/gids/*; do
-			i=${f##*/}
-			[ "$(cat "$f")" = "$want" ] &&
-				[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
-				{ echo "$i"; return 0; }
-		done
-		sleep 0.1
-	done
-	return 1
-}
+# shellcheck source=tests/vm/roce.sh
+. "$(dirname "$0")/roce.sh"
+
 
 # run IMPL DEV GID NAME TOOL COLUMN UNIT ARGS...: server and client of
 # TOOL on DEV; COLUMN is the field of the result line to report.
@@ -54,12 +43,12 @@ matrix() {
 
 modprobe rdma_rxe
 rdma link add rxe0 type rxe netdev "$ND"
-matrix rxe rxe0 "$(gid_index rxe0)"
+matrix rxe rxe0 "$(gid_index rxe0 "$IP")"
 rdma link delete rxe0
 rmmod rdma_rxe
 
 rdma link add sroce0 type sroce netdev "$ND"
-matrix sroce sroce0 "$(gid_index sroce0)"
+matrix sroce sroce0 "$(gid_index sroce0 "$IP")"
 rdma link delete sroce0
 rmmod sroce
 exit 0

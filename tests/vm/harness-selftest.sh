@@ -16,29 +16,6 @@ dev=rxe0
 port=18515
 xport=18516
 
-# gid_index DEV IPV4: the index of the RoCE v2 GID that carries IPV4
-# (an IPv4-mapped IPv6 address). The GID table fills asynchronously after
-# the device is created, so wait for it a little.
-gid_index() {
-	local dev=$1 ip=$2 want g i
-	local IFS=.
-	# shellcheck disable=SC2086 # splitting the dotted quad is the point
-	set -- $ip
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4")
-	unset IFS
-	for _ in $(seq 50); do
-		for g in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-			i=${g##*/}
-			if [ "$(cat "$g" 2>/dev/null)" = "$want" ] &&
-				[ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
-				echo "$i"
-				return 0
-			fi
-		done
-		sleep 0.1
-	done
-	return 1
-}
 
 # retry TRIES CMD...: rerun CMD once a second until it succeeds; the peer's
 # server may not be listening yet.

@@ -12,27 +12,6 @@ set -u
 dev=rxe0
 nd=${SROCE_NETDEV:-eth0}
 
-# gid_index DEV IPV4: the index of the RoCE v2 GID that carries IPV4.
-gid_index() {
-	local dev=$1 ip=$2 want g i
-	local IFS=.
-	# shellcheck disable=SC2086 # splitting the dotted quad is the point
-	set -- $ip
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4")
-	unset IFS
-	for _ in $(seq 50); do
-		for g in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-			i=${g##*/}
-			if [ "$(cat "$g" 2>/dev/null)" = "$want" ] &&
-				[ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
-				echo "$i"
-				return 0
-			fi
-		done
-		sleep 0.1
-	done
-	return 1
-}
 
 diag "kernel $KVER"
 run_ok "modprobe rdma_rxe" modprobe rdma_rxe

@@ -128,3 +128,7 @@ _tap_end() {
 	exit "$st"
 }
 trap _tap_end EXIT
+
+# RoCE helpers every suite may want (gid_index).
+# shellcheck source=tests/vm/roce.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/roce.sh"
