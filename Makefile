@@ -3,7 +3,11 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 VERSION := 0.1
 
-KVER ?= $(shell $(TOP)/scripts/kver.sh 6.1 2>/dev/null)
+# The running kernel when its headers are installed (a real host), else
+# Debian's 6.1 (the development machines run a kernel without modules and
+# test in VMs).
+KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
+	else $(TOP)/scripts/kver.sh 6.1; fi 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 # One object tree per kernel, so builds for 6.1 and 6.12 never mix.
 KB := $(BUILD)/kbuild/$(subst /,_,$(abspath $(KDIR)))
