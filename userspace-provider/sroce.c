@@ -14,7 +14,8 @@
  * have). We claim a device only if it carries the sroce sysfs attribute, so
  * we never take another driver's device (rxe, siw, ...).
  *
- * So far this provides contexts, device/port queries, PDs, CQs and MRs.
+ * So far this provides contexts, device/port queries, PDs, CQs, MRs and
+ * QPs (RC, UC, UD; no SRQ, MW or AH yet).
  * Every verb we do not set in sroce_ctx_ops falls through to libibverbs'
  * verbs_dummy_ops, which fail with EOPNOTSUPP (NULL + errno for object
  * creation, the error as return value otherwise), which is the honest
@@ -207,13 +208,20 @@ static void sroce_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd	 = sroce_alloc_pd,
 	.create_cq	 = sroce_create_cq,
+	.create_qp	 = sroce_create_qp,
+	.create_qp_ex	 = sroce_create_qp_ex,
 	.dealloc_pd	 = sroce_dealloc_pd,
 	.dereg_mr	 = sroce_dereg_mr,
 	.destroy_cq	 = sroce_destroy_cq,
+	.destroy_qp	 = sroce_destroy_qp,
 	.free_context	 = sroce_free_context,
-	.query_device_ex = sroce_query_device,
+	.modify_qp	 = sroce_modify_qp,
 	.poll_cq	 = sroce_poll_cq,
+	.post_recv	 = sroce_post_recv,
+	.post_send	 = sroce_post_send,
+	.query_device_ex = sroce_query_device,
 	.query_port	 = sroce_query_port,
+	.query_qp	 = sroce_query_qp,
 	.reg_mr		 = sroce_reg_mr,
 	.req_notify_cq	 = sroce_req_notify_cq,
 	.rereg_mr	 = sroce_rereg_mr,

@@ -38,6 +38,41 @@ struct sroce_cq {
 	uint32_t		arm;	/* the last value stored in user_flag */
 };
 
+/* One work queue of a QP (the SQ or the RQ): a ring we produce into. */
+struct sroce_wq {
+	/* Serializes posters within the process. */
+	pthread_spinlock_t	lock;
+	struct sroce_queue_ctrl	*ctrl;	/* the mapping starts here */
+	uint8_t			*slots;
+	size_t			map_size;	/* 0: the QP has no such ring */
+	uint32_t		mask;
+	uint32_t		slot_size;
+	/*
+	 * WQEs outstanding at most: the max_*_wr the QP reports, not the
+	 * ring size, so a CQ sized from the caps cannot overflow.
+	 */
+	uint32_t		depth;
+	uint32_t		prod;	/* ours; published to ctrl->prod */
+};
+
+struct sroce_qp {
+	/*
+	 * A verbs_qp even without the WR API: ibv_qp_to_qp_ex() reads its
+	 * comp_mask from any QP.
+	 */
+	struct verbs_qp		vqp;
+	struct sroce_wq		sq;
+	struct sroce_wq		rq;
+	uint32_t		ops;	/* IBV_QP_EX_WITH_* valid for the type */
+	uint32_t		max_send_sge;
+	uint32_t		max_recv_sge;
+	uint32_t		max_inline;
+	/* The WR API's batch, from wr_start to wr_complete or wr_abort. */
+	struct sroce_send_wqe	*wr_cur;	/* the WQE setters fill */
+	uint32_t		wr_start;	/* sq.prod at wr_start */
+	int			wr_err;		/* first error; fails the batch */
+};
+
 /*
  * The kernel writes the driver's response immediately after the core uverbs
  * response (the udata output buffer starts at sizeof(core response)), so the
@@ -65,6 +100,16 @@ struct sroce_resize_cq_cmd_resp {
 	struct sroce_cq_resp			drv;
 };
 
+struct sroce_create_qp_cmd_resp {
+	struct ib_uverbs_create_qp_resp		ibv_resp;
+	struct sroce_create_qp_resp		drv;
+};
+
+struct sroce_create_qp_ex_cmd_resp {
+	struct ib_uverbs_ex_create_qp_resp	ibv_resp;
+	struct sroce_create_qp_resp		drv;
+};
+
 static_assert(offsetof(struct sroce_create_cq_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_cq_resp), "create_cq resp layout");
 static_assert(offsetof(struct sroce_resize_cq_cmd_resp, drv) ==
@@ -73,6 +118,11 @@ static_assert(offsetof(struct sroce_get_context_resp, drv) ==
 	      sizeof(struct ib_uverbs_get_context_resp), "ucontext resp layout");
 static_assert(offsetof(struct sroce_alloc_pd_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_alloc_pd_resp), "alloc_pd resp layout");
+static_assert(offsetof(struct sroce_create_qp_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_create_qp_resp), "create_qp resp layout");
+static_assert(offsetof(struct sroce_create_qp_ex_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_ex_create_qp_resp),
+	      "create_qp_ex resp layout");
 
 static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
 {
@@ -94,6 +144,11 @@ static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
 	return container_of(ibcq, struct sroce_cq, ibv_cq);
 }
 
+static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
 /* sroce_cq.c */
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
@@ -102,5 +157,20 @@ int sroce_destroy_cq(struct ibv_cq *ibcq);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+
+/* sroce_qp.c */
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
+int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int sroce_destroy_qp(struct ibv_qp *ibqp);
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
 
 #endif /* SROCE_PROVIDER_H */

@@ -1,15 +1,37 @@
 # tests/vm/roce.sh - RoCE helpers for the in-VM scripts (bash), sourced
 # by lib.sh and by scripts that are not TAP suites (bench-guest.sh).
 
-# gid_index DEV IPV4: the index of DEV's RoCE v2 GID that carries IPV4 (an
-# IPv4-mapped IPv6 address). The core fills the GID table from a work
-# queue after the device appears, so wait for it a little.
+# gid_of_ip ADDR: the GID, as sysfs prints it, of an IPv4 address (mapped)
+# or an IPv6 address (any form with at most one "::").
+gid_of_ip() {
+	local a=$1 head tail n i out=''
+	local -a b g
+	if [[ $a != *:* ]]; then
+		IFS=. read -ra b <<< "$a"
+		printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' \
+			"${b[0]}" "${b[1]}" "${b[2]}" "${b[3]}"
+		return
+	fi
+	head=${a%%::*}
+	tail=''
+	[[ $a == *::* ]] && tail=${a#*::}
+	IFS=: read -ra g <<< "$head"
+	n=${#g[@]}
+	if [[ $a == *::* ]]; then
+		IFS=: read -ra b <<< "$tail"
+		for ((i = n + ${#b[@]}; i < 8; i++)); do g+=(0); done
+		g+=("${b[@]}")
+	fi
+	for i in "${g[@]}"; do out+=$(printf '%04x:' "0x${i:-0}"); done
+	echo "${out%:}"
+}
+
+# gid_index DEV ADDR: the index of DEV's RoCE v2 GID that carries ADDR
+# (IPv4 or IPv6). The core fills the GID table from a work queue after
+# the device appears, so wait for it a little.
 gid_index() {
 	local dev=$1 want g i
-	local -a b
-	IFS=. read -ra b <<< "$2"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
-		"${b[0]}" "${b[1]}" "${b[2]}" "${b[3]}")
+	want=$(gid_of_ip "$2")
 	for _ in $(seq 50); do
 		for g in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
 			i=${g##*/}

@@ -34,7 +34,7 @@ struct sroce_alloc_pd_resp {
 };
 
 /*
- * Shared queues (CQ now; SQ and RQ later). A queue is one mapping: this
+ * Shared queues (CQ, SQ, RQ). A queue is one mapping: this
  * control block, then a power-of-two array of fixed-size entries. Indices
  * are free-running u32s; the slot of index i is i & (entries - 1). Each
  * field is written by one side only, and the two indices live on separate
@@ -98,6 +98,100 @@ struct sroce_cq_resp {
 	__u32 reserved;
 };
 
+/*
+ * Send and receive queues: struct sroce_queue_ctrl rings like the CQ's.
+ * The provider produces WQEs, the kernel consumes them. An SQ slot is not
+ * free again (cons does not pass it) until the WQE has completed.
+ *
+ * SQ doorbell elision: the provider publishes prod (release), issues a
+ * full barrier, then reads the SQ's kern_flag; if SROCE_SQ_IDLE is set it
+ * rings the doorbell, a post_send command with no work requests. The
+ * kernel's requester, before it sleeps, sets SROCE_SQ_IDLE, issues a full
+ * barrier and reads prod again; it clears the flag whenever it runs. So
+ * either the requester sees the new WQE or the provider sees it idle.
+ *
+ * The QP's max_send_wr and max_recv_wr (in the core's reply) are the
+ * rings' entry counts. Indices never go back: a QP moved to RESET drops
+ * its WQEs by setting cons to prod, and the provider keeps producing from
+ * its own copy of prod.
+ *
+ * RQ: post_recv never enters the kernel, except when the RQ's kern_flag
+ * has SROCE_RQ_FLUSH set (the QP is in the error state): then the
+ * provider, after publishing, sends a post_recv command with no work
+ * requests so that the kernel completes the new WQEs with WR_FLUSH_ERR.
+ */
+#define SROCE_SQ_IDLE		1u
+#define SROCE_RQ_FLUSH		1u
+/*
+ * The QP is in a state that refuses posting: SQ in RESET, INIT or RTR, RQ
+ * in RESET. The provider fails the post with EINVAL and writes nothing.
+ */
+#define SROCE_SQ_NOT_READY	2u
+#define SROCE_RQ_NOT_READY	2u
+
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/*
+ * A send WQE is this 64-byte header followed by num_sge SGEs, or, with
+ * IB_SEND_INLINE, by inline_len bytes of data.
+ */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;		/* enum ib_uverbs_wr_opcode */
+	__u8 num_sge;
+	__u16 rsvd0;
+	__u32 send_flags;	/* IB_SEND_* == IBV_SEND_* */
+	__u32 inline_len;
+	union {
+		__be32 imm_data;	/* network byte order, as posted */
+		__u32 invalidate_rkey;
+	} ex;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 rsvd1;
+		} rdma;
+		struct {	/* UD */
+			__u32 ah;
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 rsvd1;
+		} ud;
+	};
+	__aligned_u64 compare_add;	/* atomics */
+	__aligned_u64 swap;
+	__u32 rsvd2[2];
+};
+
+/* A receive WQE: this header followed by num_sge SGEs. */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 rsvd;
+};
+
+/*
+ * create_qp reply: the rings to map. Slot sizes are powers of two; an SQ
+ * slot holds the header and max(max_send_sge SGEs, max_inline_data bytes),
+ * an RQ slot the header and max_recv_sge SGEs. The QP's capabilities are
+ * in the core's reply.
+ */
+struct sroce_create_qp_resp {
+	__aligned_u64 sq_mmap_offset;
+	__aligned_u64 sq_mmap_size;
+	__aligned_u64 rq_mmap_offset;
+	__aligned_u64 rq_mmap_size;
+	__u32 sq_entries;
+	__u32 sq_entry_size;
+	__u32 rq_entries;
+	__u32 rq_entry_size;
+};
+
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
 #else
@@ -109,5 +203,9 @@ static_assert(sizeof(struct sroce_alloc_pd_resp) == 8, "ABI size");
 static_assert(sizeof(struct sroce_queue_ctrl) == 256, "ABI size");
 static_assert(sizeof(struct sroce_cqe) == 64, "ABI size");
 static_assert(sizeof(struct sroce_cq_resp) == 24, "ABI size");
+static_assert(sizeof(struct sroce_sge) == 16, "ABI size");
+static_assert(sizeof(struct sroce_send_wqe) == 64, "ABI size");
+static_assert(sizeof(struct sroce_recv_wqe) == 16, "ABI size");
+static_assert(sizeof(struct sroce_create_qp_resp) == 48, "ABI size");
 
 #endif /* SROCE_ABI_USER_H */

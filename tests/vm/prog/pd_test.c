@@ -25,9 +25,15 @@ static int bail(void)
 static void check_unbuilt(struct ibv_context *ctx)
 {
 	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = 4, .max_sge = 1 } };
-	struct ibv_qp_init_attr qp_attr = { .qp_type = IBV_QPT_RC };
+	/* UD (and UC) queue pairs come with a later issue; RC works. */
+	struct ibv_qp_init_attr qp_attr = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
 	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
 	struct ibv_srq *srq;
+	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mw *mw;
 	struct ibv_ah *ah;
@@ -46,11 +52,17 @@ static void check_unbuilt(struct ibv_context *ctx)
 	check(!srq && errno == EOPNOTSUPP,
 	      "ibv_create_srq fails with EOPNOTSUPP (%s)",
 	      srq ? "succeeded" : strerror(errno));
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	check(cq != NULL, "a CQ for the UD QP");
+	qp_attr.send_cq = cq;
+	qp_attr.recv_cq = cq;
 	errno = 0;
 	qp = ibv_create_qp(pd, &qp_attr);
 	check(!qp && errno == EOPNOTSUPP,
-	      "ibv_create_qp fails with EOPNOTSUPP (%s)",
+	      "ibv_create_qp of a UD QP fails with EOPNOTSUPP (%s)",
 	      qp ? "succeeded" : strerror(errno));
+	if (cq)
+		ibv_destroy_cq(cq);
 	errno = 0;
 	ah = ibv_create_ah(pd, &ah_attr);
 	check(!ah && errno == EOPNOTSUPP,

@@ -63,6 +63,12 @@ struct sroce_dev {
 	enum ib_port_state port_state;
 	struct ida pd_ida;
 	struct sroce_mr_table mrs;
+	/* QPN -> struct sroce_qp; loads under RCU, stores under xa_lock */
+	struct xarray qps;
+	u32 qp_next;		/* xa_alloc_cyclic()'s cursor */
+	atomic_t num_qp;
+	/* Makes every atomic on this device's memory one indivisible step. */
+	spinlock_t atomic_lock;
 	atomic_t num_cq;
 	struct sroce_counters __percpu *counters;
 	/* The UDP port in the netdev's namespace (sroce_net.c). */
@@ -122,6 +128,8 @@ struct sroce_mr {
 	struct sroce_pd *pd;
 	enum sroce_mr_type type;
 	u32 index;
+	/* Fast-reg MRs: REG_MR and invalidation change attr under it. */
+	spinlock_t lock;
 	refcount_t ref;
 	struct completion done;
 	struct rcu_head rcu;
@@ -179,6 +187,9 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 		   struct sroce_mr **out);
 void sroce_mr_put(struct sroce_mr *mr);
 const char *sroce_mr_fault_name(int reason);
+int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
+		      int access);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key);
 
 /* sroce_dma.c: payload between MR memory and kernel buffers */
 enum sroce_dma_dir {
@@ -191,9 +202,19 @@ int sroce_dma_walk(struct sroce_mr *mr, u64 addr, u64 len, sroce_dma_fn fn,
 		   void *priv);
 int sroce_dma_copy(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
 		   enum sroce_dma_dir dir);
+int sroce_dma_gather_crc(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
+			 u32 *crc);
+struct sroce_sge;
+int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
+		   const struct sroce_sge *sge, u32 nsge, u64 off, void *buf,
+		   u64 len, bool to_sge, u32 *crc);
 
 /* sroce_verbs.c: the ib_device_ops entry points */
 extern const struct ib_device_ops sroce_dev_ops;
+int sroce_check_udata(struct ib_udata *udata, size_t resp_len);
+
+/* sroce_main.c: the workqueue the QP engines run on */
+extern struct workqueue_struct *sroce_wq;
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
 
 #endif /* SROCE_H */

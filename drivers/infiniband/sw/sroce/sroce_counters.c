@@ -14,6 +14,23 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_RX_DROP_ICRC] = { .name = "rx_drop_icrc" },
 	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
 	[SROCE_CNT_RX_DROP_NOMEM] = { .name = "rx_drop_nomem" },
+	[SROCE_CNT_RX_DROP_FIFO] = { .name = "rx_drop_fifo" },
+	[SROCE_CNT_RX_DROP_STATE] = { .name = "rx_drop_state" },
+	[SROCE_CNT_RX_DROP_BAD] = { .name = "rx_drop_bad" },
+	[SROCE_CNT_RX_DUP_REQ] = { .name = "rx_dup_req" },
+	[SROCE_CNT_RX_STALE_RESP] = { .name = "rx_stale_resp" },
+	[SROCE_CNT_RX_CNP] = { .name = "rx_cnp" },
+	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
+	[SROCE_CNT_TX_BYTES] = { .name = "tx_bytes" },
+	[SROCE_CNT_TX_DROP_ROUTE] = { .name = "tx_drop_route" },
+	[SROCE_CNT_TX_DROP_NOMEM] = { .name = "tx_drop_nomem" },
+	[SROCE_CNT_SEQ_NAK_SENT] = { .name = "seq_nak_sent" },
+	[SROCE_CNT_SEQ_NAK_RCVD] = { .name = "seq_nak_rcvd" },
+	[SROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_nak_sent" },
+	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_nak_rcvd" },
+	[SROCE_CNT_ACK_TIMEOUT] = { .name = "ack_timeout" },
+	[SROCE_CNT_RETRANSMIT] = { .name = "retransmit" },
+	[SROCE_CNT_ERR_NAK_SENT] = { .name = "err_nak_sent" },
 };
 
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c, u64 n)

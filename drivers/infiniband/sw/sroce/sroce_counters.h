@@ -19,6 +19,23 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_ICRC,		/* ICRC mismatch */
 	SROCE_CNT_RX_DROP_NO_QP,	/* destination QP does not exist */
 	SROCE_CNT_RX_DROP_NOMEM,	/* could not make the packet linear */
+	SROCE_CNT_RX_DROP_FIFO,		/* the QP's receive FIFO was full */
+	SROCE_CNT_RX_DROP_STATE,	/* QP in a state that takes no packets */
+	SROCE_CNT_RX_DROP_BAD,		/* wrong transport, P_Key or MTU */
+	SROCE_CNT_RX_DUP_REQ,		/* duplicate requests answered */
+	SROCE_CNT_RX_STALE_RESP,	/* responses for nothing outstanding */
+	SROCE_CNT_RX_CNP,		/* congestion notifications */
+	SROCE_CNT_TX_PACKETS,
+	SROCE_CNT_TX_BYTES,		/* UDP payload bytes */
+	SROCE_CNT_TX_DROP_ROUTE,	/* no route to the destination */
+	SROCE_CNT_TX_DROP_NOMEM,
+	SROCE_CNT_SEQ_NAK_SENT,		/* PSN sequence errors NAKed */
+	SROCE_CNT_SEQ_NAK_RCVD,
+	SROCE_CNT_RNR_NAK_SENT,
+	SROCE_CNT_RNR_NAK_RCVD,
+	SROCE_CNT_ACK_TIMEOUT,		/* local ACK timeouts */
+	SROCE_CNT_RETRANSMIT,		/* go-back-N restarts */
+	SROCE_CNT_ERR_NAK_SENT,		/* access/invalid request/op NAKs */
 	SROCE_CNT_NUM
 };
 

@@ -18,6 +18,7 @@
 
 #include "sroce.h"
 #include "sroce_net.h"
+#include "sroce_qp.h"
 
 static LIST_HEAD(sroce_devices);
 static DEFINE_MUTEX(sroce_devices_lock);
@@ -39,10 +40,6 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 {
 	struct ib_device_attr *attr = &sdev->attr;
 
-	/*
-	 * Only what works is advertised; queue pairs report zero until their
-	 * verbs exist.
-	 */
 	/* major << 32 | minor << 16 | sub, as rdma-core formats it */
 	attr->fw_ver = (u64)SROCE_FW_MAJOR << 32;
 	attr->sys_image_guid = sdev->ibdev.node_guid;
@@ -55,17 +52,23 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_mr = SROCE_MAX_MR;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
-	/*
-	 * alloc_mr and map_mr_sg take this many pages, but without the
-	 * REG_MR and LOCAL_INV work requests fast registration does not work
-	 * yet, so IB_DEVICE_MEM_MGT_EXTENSIONS stays off.
-	 */
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FRMR_PAGES;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
+	/* Atomic against every other atomic this device performs. */
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
 }
 
@@ -152,6 +155,8 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sdev->ndev = ndev;
 	ida_init(&sdev->pd_ida);
 	sroce_mr_table_init(sdev);
+	sroce_qp_table_init(sdev);
+	spin_lock_init(&sdev->atomic_lock);
 	INIT_LIST_HEAD(&sdev->list);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -162,6 +167,13 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	/*
+	 * The post commands are libsroce's doorbells (no work requests):
+	 * the core leaves them off unless the driver asks. Poll and arm stay
+	 * off: user CQs are polled and armed in shared memory.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 
 	sroce_init_attr(sdev);
 	sdev->port_state = sroce_port_state(sdev);
@@ -185,6 +197,7 @@ void sroce_dev_release(struct sroce_dev *sdev)
 		sroce_net_put(sdev->sock);
 	ida_destroy(&sdev->pd_ida);
 	sroce_mr_table_destroy(sdev);
+	sroce_qp_table_destroy(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	free_percpu(sdev->counters);
 }

@@ -12,8 +12,11 @@
  * so the data path can fuse its work (the ICRC) with the copy.
  */
 #include <linux/highmem.h>
+#include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+
+#include "proto/icrc.h"
 
 static int sroce_dma_walk_user(struct sroce_mr *mr, u64 addr, u64 len,
 			       sroce_dma_fn fn, void *priv)
@@ -109,4 +112,81 @@ int sroce_dma_copy(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
 	struct sroce_dma_copy_ctx ctx = { .buf = buf, .dir = dir };
 
 	return sroce_dma_walk(mr, addr, len, sroce_dma_copy_piece, &ctx);
+}
+
+struct sroce_dma_crc_ctx {
+	u8 *buf;
+	u32 *crc;
+};
+
+static int sroce_dma_gather_piece(void *va, size_t len, void *priv)
+{
+	struct sroce_dma_crc_ctx *ctx = priv;
+
+	memcpy(ctx->buf, va, len);
+	/* The bytes are in cache: this is the fused copy + CRC. */
+	*ctx->crc = sroce_icrc_update(*ctx->crc, ctx->buf, len);
+	ctx->buf += len;
+	return 0;
+}
+
+/* Copy a checked MR range into a packet, running the ICRC over it. */
+int sroce_dma_gather_crc(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
+			 u32 *crc)
+{
+	struct sroce_dma_crc_ctx ctx = { .buf = buf, .crc = crc };
+
+	return sroce_dma_walk(mr, addr, len, sroce_dma_gather_piece, &ctx);
+}
+
+/**
+ * sroce_sge_copy - move bytes between a local SGE list and a buffer
+ * @sdev: the device
+ * @pd: the QP's PD
+ * @sge: the list (a private copy: never shared memory)
+ * @nsge: its length
+ * @off: byte offset into the list where the copy starts
+ * @buf: the other side
+ * @len: bytes
+ * @to_sge: scatter into the list (needs LOCAL_WRITE) or gather from it
+ * @crc: when gathering, the ICRC register to run over the bytes, or NULL
+ *
+ * Every piece passes sroce_mr_check() first. Returns 0, -ENOSPC if the
+ * list ends before @off + @len, or -EACCES on a key that fails the gate.
+ */
+int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
+		   const struct sroce_sge *sge, u32 nsge, u64 off, void *buf,
+		   u64 len, bool to_sge, u32 *crc)
+{
+	struct sroce_mr *mr;
+	u64 n, addr;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < nsge && len; i++) {
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, sge[i].length - off, len);
+		addr = sge[i].addr + off;
+		ret = sroce_mr_check(sdev, sge[i].lkey, false, pd, addr, n,
+				     to_sge ? IB_ACCESS_LOCAL_WRITE : 0, &mr);
+		if (ret)
+			return -EACCES;
+		if (to_sge)
+			ret = sroce_dma_copy(mr, addr, buf, n, SROCE_DMA_TO_MR);
+		else if (crc)
+			ret = sroce_dma_gather_crc(mr, addr, buf, n, crc);
+		else
+			ret = sroce_dma_copy(mr, addr, buf, n,
+					     SROCE_DMA_FROM_MR);
+		sroce_mr_put(mr);
+		if (ret)
+			return -EACCES;
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -ENOSPC : 0;
 }

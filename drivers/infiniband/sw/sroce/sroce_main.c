@@ -4,6 +4,7 @@
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/workqueue.h>
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
@@ -53,20 +54,32 @@ static struct notifier_block sroce_netdev_nb = {
 	.notifier_call = sroce_netdev_event,
 };
 
+struct workqueue_struct *sroce_wq;
+
 static int __init sroce_init(void)
 {
 	int ret;
 
+	/*
+	 * Unbound: a QP's work item runs wherever a CPU is free, and never
+	 * twice at once, which is what lets its engines go without locks.
+	 */
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!sroce_wq)
+		return -ENOMEM;
 	ret = sroce_net_init();
 	if (ret)
-		return ret;
+		goto err_wq;
 	ret = register_netdevice_notifier(&sroce_netdev_nb);
-	if (ret) {
-		sroce_net_exit();
-		return ret;
-	}
+	if (ret)
+		goto err_net;
 	rdma_link_register(&sroce_link_ops);
 	return 0;
+err_net:
+	sroce_net_exit();
+err_wq:
+	destroy_workqueue(sroce_wq);
+	return ret;
 }
 
 static void __exit sroce_exit(void)
@@ -80,6 +93,7 @@ static void __exit sroce_exit(void)
 	sroce_dev_remove_all();
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_net_exit();
+	destroy_workqueue(sroce_wq);
 }
 
 module_init(sroce_init);

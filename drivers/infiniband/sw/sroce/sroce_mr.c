@@ -81,6 +81,7 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_pd *pd,
 		return NULL;
 	mr->pd = pd;
 	mr->type = type;
+	spin_lock_init(&mr->lock);
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->done);
 	return mr;
@@ -443,8 +444,15 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 	mr = sroce_mr_get(sdev, key);
 	if (!mr)
 		return -SROCE_MR_NO_KEY;
-	attr = mr->attr;
-	attr.state = READ_ONCE(mr->attr.state);
+	if (mr->type == SROCE_MR_FAST_REG) {
+		/* REG_MR and invalidation rewrite it as a whole. */
+		spin_lock_bh(&mr->lock);
+		attr = mr->attr;
+		spin_unlock_bh(&mr->lock);
+	} else {
+		attr = mr->attr;
+		attr.state = READ_ONCE(mr->attr.state);
+	}
 	ret = sroce_mr_attr_check(&attr, key, mr->pd == pd, remote, addr, len,
 				  access_needed);
 	if (ret) {
@@ -471,4 +479,65 @@ const char *sroce_mr_fault_name(int reason)
 	if (reason < 0)
 		reason = -reason;
 	return reason < SROCE_MR_NR_FAULTS ? names[reason] : "?";
+}
+
+/*
+ * IB_WR_REG_MR: the page list map_mr_sg() staged becomes the MR's, with
+ * the key's new variant byte and @access. Only a fast-reg MR of the QP's
+ * PD that is not valid now can be registered (IBTA 10.6.3.3).
+ */
+int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
+		      int access)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	int ret = 0;
+
+	if (mr->type != SROCE_MR_FAST_REG || mr->pd != pd ||
+	    sroce_key_index(key) != mr->index ||
+	    !sroce_mr_access_known(access) ||
+	    !sroce_mr_access_consistent(access))
+		return -EINVAL;
+	spin_lock_bh(&mr->lock);
+	if (mr->attr.state != SROCE_MR_INVALID) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* A copy: a consumer may register the same mapping again later. */
+	memcpy(mr->frmr.active.addrs, mr->frmr.map.addrs,
+	       mr->frmr.map.npages * sizeof(u64));
+	mr->frmr.active.npages = mr->frmr.map.npages;
+	mr->frmr.active.shift = mr->frmr.map.shift;
+	mr->attr.key = key;
+	mr->attr.iova = ibmr->iova;
+	mr->attr.length = ibmr->length;
+	mr->attr.access = access & ~SROCE_ACC_OPTIONAL;
+	mr->attr.state = SROCE_MR_VALID;
+	ibmr->lkey = key;
+	ibmr->rkey = key;
+out:
+	spin_unlock_bh(&mr->lock);
+	return ret;
+}
+
+/*
+ * LOCAL_INV and SEND_WITH_INV: only a valid fast-reg MR of @pd whose key
+ * is exactly @key can be invalidated; user and DMA MRs cannot.
+ */
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key)
+{
+	struct sroce_mr *mr = sroce_mr_get(sdev, key);
+	int ret = -EINVAL;
+
+	if (!mr)
+		return -EINVAL;
+	if (mr->type == SROCE_MR_FAST_REG && mr->pd == pd) {
+		spin_lock_bh(&mr->lock);
+		if (mr->attr.key == key && mr->attr.state == SROCE_MR_VALID) {
+			mr->attr.state = SROCE_MR_INVALID;
+			ret = 0;
+		}
+		spin_unlock_bh(&mr->lock);
+	}
+	sroce_mr_put(mr);
+	return ret;
 }

@@ -10,7 +10,8 @@
  *
  * Receive runs in softirq: find the device by the netdev the packet came
  * in on, check the IP and UDP framing, the ICRC and the transport headers,
- * then hand the packet on by destination QP. Every drop is counted.
+ * then hand the packet on by destination QP (sroce_qp_rx()), whose engines
+ * take it from there. Every drop is counted.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -25,6 +26,7 @@
 
 #include "sroce.h"
 #include "sroce_net.h"
+#include "sroce_qp.h"
 #include "proto/icrc.h"
 #include "proto/parse.h"
 
@@ -88,6 +90,35 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
 	return SROCE_CNT_RX_PACKETS;
 }
 
+/*
+ * Hand a checked packet to its QP, trimmed to BTH..ICRC: requests to the
+ * responder, responses to the completer. Consumes the skb.
+ */
+static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
+			     const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = pkt->info;
+	struct sroce_qp *qp;
+
+	if (info->transport == SROCE_TR_CNP) {
+		/* Congestion control (the reaction point) is not built yet. */
+		sroce_count(sdev, SROCE_CNT_RX_CNP, 1);
+		goto drop;
+	}
+	qp = sroce_qp_get_rcu(sdev, pkt->f.dqpn);
+	if (!qp) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
+		goto drop;
+	}
+	skb_pull(skb, (const u8 *)pkt->bth - skb->data);
+	skb_trim(skb, pkt->len);
+	sroce_qp_rx(qp, skb, info->flags & SROCE_OPF_REQ);
+	sroce_qp_put(qp);
+	return;
+drop:
+	kfree_skb(skb);
+}
+
 /* UDP encap_rcv: 0 means the packet is ours (consumed or dropped). */
 static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 {
@@ -110,13 +141,38 @@ static int sroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 	}
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS, 1);
 	sroce_count(sdev, SROCE_CNT_RX_BYTES, pkt.len);
-	/* No queue pairs exist yet to take the packet. */
-	sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
+	sroce_rx_deliver(sdev, skb, &pkt);
+	ib_device_put(&sdev->ibdev);
+	return 0;
 put:
 	ib_device_put(&sdev->ibdev);
 drop:
 	kfree_skb(skb);
 	return 0;
+}
+
+/*
+ * A packet for an address of this host, built by sroce_tx(): it enters
+ * receive as if the netdev that has the address had received it, in the
+ * context receive has (softirq, under RCU).
+ */
+void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev)
+{
+	skb->dev = ndev;
+	skb->pkt_type = PACKET_HOST;
+	skb_pull(skb, skb_transport_offset(skb));
+	local_bh_disable();
+	rcu_read_lock();
+	sroce_udp_recv(NULL, skb);
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+struct sock *sroce_net_sk(struct sroce_sock *s, bool ipv6)
+{
+	if (ipv6)
+		return s->sk6 ? s->sk6->sk : NULL;
+	return s->sk4->sk;
 }
 
 static int sroce_sock_open(struct net *net, bool ipv6, struct socket **out)

@@ -10,5 +10,6 @@ int sroce_net_get(struct net *net, struct sroce_sock **out);
 void sroce_net_put(struct sroce_sock *s);
 int sroce_net_init(void);
 void sroce_net_exit(void);
+struct sock *sroce_net_sk(struct sroce_sock *s, bool ipv6);
 
 #endif /* SROCE_NET_H */

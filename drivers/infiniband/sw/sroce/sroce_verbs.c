@@ -14,6 +14,7 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_qp.h"
 #include "sroce_queue.h"
 
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
@@ -145,7 +146,7 @@ static void sroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
  * libsroce sends no driver data and expects the whole reply: anything else
  * is a provider we do not speak to.
  */
-static int sroce_check_udata(struct ib_udata *udata, size_t resp_len)
+int sroce_check_udata(struct ib_udata *udata, size_t resp_len)
 {
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
@@ -250,12 +251,14 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_pd = sroce_alloc_pd,
 	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
 	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
@@ -266,10 +269,14 @@ const struct ib_device_ops sroce_dev_ops = {
 	.map_mr_sg = sroce_map_mr_sg,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
+	.modify_qp = sroce_modify_qp,
 	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.rereg_user_mr = sroce_rereg_user_mr,
@@ -277,5 +284,6 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: the completer. It takes the responder's answers (ACK, NAK, read
+ * responses, atomic ACKs), completes send WQEs in order, and drives
+ * recovery: go-back-N from a NAKed PSN or a gap in read responses, the
+ * local ACK timer (retry_cnt) and the RNR timer (rnr_retry).
+ */
+#include "sroce.h"
+#include "sroce_qp.h"
+
+/* IBTA table 45 (vol 1, 9.7.5.2.8): RNR NAK timer codes in microseconds. */
+static const u32 sroce_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
+	61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/*
+ * The local ACK timeout is 4.096 us << timeout (0: none). Under emulation
+ * a peer can take far longer than hardware to answer, so the timer never
+ * fires before SROCE_MIN_ACK_TIMEOUT_MS: a later timeout is allowed (the
+ * IBTA gives a lower bound), a spurious one costs a retry.
+ */
+#define SROCE_MIN_ACK_TIMEOUT_MS	100
+
+static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
+{
+	u8 t = READ_ONCE(qp->attr.timeout);
+	u64 ns;
+
+	if (!t)
+		return 0;
+	ns = 4096ULL << t;
+	return max(nsecs_to_jiffies(ns),
+		   msecs_to_jiffies(SROCE_MIN_ACK_TIMEOUT_MS));
+}
+
+static void sroce_ack_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, comp.ack_timer);
+
+	WRITE_ONCE(qp->comp.timeout, true);
+	sroce_qp_kick(qp);
+}
+
+static void sroce_rnr_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, comp.rnr_timer);
+
+	WRITE_ONCE(qp->comp.rnr_fired, true);
+	sroce_qp_kick(qp);
+}
+
+void sroce_comp_init(struct sroce_qp *qp)
+{
+	timer_setup(&qp->comp.ack_timer, sroce_ack_timer_fn, 0);
+	timer_setup(&qp->comp.rnr_timer, sroce_rnr_timer_fn, 0);
+}
+
+void sroce_comp_stop(struct sroce_qp *qp)
+{
+	del_timer_sync(&qp->comp.ack_timer);
+	del_timer_sync(&qp->comp.rnr_timer);
+	qp->comp.timeout = false;
+	qp->comp.rnr_fired = false;
+	qp->comp.rnr_wait = false;
+}
+
+static bool sroce_comp_outstanding(struct sroce_qp *qp)
+{
+	return qp->comp.psn != qp->req.psn;
+}
+
+/* Start the ACK timer if it is not running and something waits for it. */
+void sroce_comp_arm(struct sroce_qp *qp)
+{
+	unsigned long t = sroce_ack_timeout(qp);
+
+	if (t && !timer_pending(&qp->comp.ack_timer) && !READ_ONCE(qp->dead))
+		mod_timer(&qp->comp.ack_timer, jiffies + t);
+}
+
+/* The peer answered something new: the retry budget and timer restart. */
+static void sroce_comp_progress(struct sroce_qp *qp)
+{
+	unsigned long t = sroce_ack_timeout(qp);
+
+	qp->comp.retry = qp->attr.retry_cnt;
+	qp->comp.rnr_retry = qp->attr.rnr_retry;
+	qp->comp.gap = false;
+	if (!sroce_comp_outstanding(qp))
+		del_timer(&qp->comp.ack_timer);
+	else if (t && !READ_ONCE(qp->dead))
+		mod_timer(&qp->comp.ack_timer, jiffies + t);
+}
+
+static bool sroce_op_is_rd(u8 op)
+{
+	return op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Complete, in order, every WQE that is done; publish the SQ's cons. */
+void sroce_comp_retire(struct sroce_qp *qp)
+{
+	struct sroce_cqe cqe;
+	struct sroce_swqe *s;
+	bool err = false;
+
+	while (qp->comp.head != qp->req.cur) {
+		s = sroce_swqe(qp, qp->comp.head);
+		if (s->state != SROCE_SWQE_DONE)
+			break;
+		if (s->signaled || s->status != IB_WC_SUCCESS) {
+			memset(&cqe, 0, sizeof(cqe));
+			cqe.wr_id = s->h.wr_id;
+			cqe.status = s->status;
+			cqe.opcode = s->wc_opcode;
+			cqe.byte_len = s->length;
+			sroce_qp_complete(qp, false, &cqe, false);
+		}
+		err |= s->status != IB_WC_SUCCESS;
+		qp->comp.head++;
+	}
+	/* The slots up to head are the provider's again. */
+	smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
+	if (err)
+		sroce_qp_error(qp, 0);
+}
+
+/* @s finished with @status; sroce_comp_retire() completes it in order. */
+static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *s,
+			    u8 status)
+{
+	s->status = status;
+	s->state = SROCE_SWQE_DONE;
+}
+
+/*
+ * Everything before @psn is acknowledged: complete the sends and writes
+ * it covers. A read or atomic it covers unanswered means its responses
+ * were lost (the responder went on past it): resend from there. Returns
+ * the first WQE not covered, or NULL.
+ */
+static struct sroce_swqe *sroce_comp_ack_before(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_swqe *s;
+	u32 i, last;
+
+	for (i = qp->comp.head; i != qp->req.fetched; i++) {
+		s = sroce_swqe(qp, i);
+		if (s->state == SROCE_SWQE_DONE)
+			continue;
+		if (s->state == SROCE_SWQE_NEW ||
+		    !sroce_psn_before(s->first_psn, psn))
+			return s;
+		last = sroce_psn_add(s->first_psn, s->npsn - 1);
+		if (!sroce_psn_before(last, psn)) {
+			/* Part of a long send or write is through. */
+			if (!sroce_op_is_rd(s->h.opcode) &&
+			    sroce_psn_before(qp->comp.psn, psn))
+				qp->comp.psn = psn;
+			return s;
+		}
+		if (sroce_op_is_rd(s->h.opcode)) {
+			if (!qp->comp.gap && !sroce_req_rewind(qp, qp->comp.psn))
+				qp->comp.gap = true;
+			return NULL;
+		}
+		sroce_comp_done(qp, s, IB_WC_SUCCESS);
+		qp->comp.psn = sroce_psn_add(last, 1);
+	}
+	return NULL;
+}
+
+static u8 sroce_nak_status(u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_REM_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	case SROCE_NAK_REM_OP:
+		return IB_WC_REM_OP_ERR;
+	default:
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+}
+
+static void sroce_comp_rnr(struct sroce_qp *qp, struct sroce_swqe *s,
+			   u32 psn, u8 timer)
+{
+	sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_RCVD, 1);
+	if (!qp->comp.rnr_retry) {
+		sroce_comp_done(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	/* 7 means retry for ever. */
+	if (qp->comp.rnr_retry != 7)
+		qp->comp.rnr_retry--;
+	qp->comp.rnr_wait = true;
+	qp->comp.rnr_psn = psn;
+	del_timer(&qp->comp.ack_timer);
+	mod_timer(&qp->comp.rnr_timer,
+		  jiffies + usecs_to_jiffies(sroce_rnr_usecs[timer & 31]));
+}
+
+static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u8 syn = pkt->f.aeth.syndrome;
+	u32 psn = pkt->f.psn;
+	struct sroce_swqe *s;
+	u32 old = qp->comp.psn;
+
+	switch (syn & SROCE_AETH_TYPE_MASK) {
+	case SROCE_AETH_ACK:
+		sroce_comp_ack_before(qp, sroce_psn_add(psn, 1));
+		if (qp->comp.psn != old)
+			sroce_comp_progress(qp);
+		return;
+	case SROCE_AETH_RNR_NAK:
+		s = sroce_comp_ack_before(qp, psn);
+		if (s && s->state != SROCE_SWQE_NEW)
+			sroce_comp_rnr(qp, s, psn, syn & SROCE_AETH_VALUE_MASK);
+		return;
+	case SROCE_AETH_NAK:
+		break;
+	default:
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
+		return;
+	}
+	s = sroce_comp_ack_before(qp, psn);
+	if (qp->comp.psn != old)
+		sroce_comp_progress(qp);
+	if (!s || s->state == SROCE_SWQE_NEW)
+		return;
+	if ((syn & SROCE_AETH_VALUE_MASK) == SROCE_NAK_PSN_SEQ) {
+		sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_RCVD, 1);
+		if (qp->comp.psn == old && !qp->comp.retry) {
+			sroce_comp_done(qp, s, IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+		if (qp->comp.psn == old)
+			qp->comp.retry--;
+		sroce_req_rewind(qp, psn);
+		return;
+	}
+	sroce_comp_done(qp, s, sroce_nak_status(syn & SROCE_AETH_VALUE_MASK));
+}
+
+/* A read response or an atomic ACK for the WQE that waits for it. */
+static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = pkt->info;
+	u32 psn = pkt->f.psn, idx, want;
+	struct sroce_swqe *s;
+	u64 off, orig;
+	int ret;
+
+	s = sroce_comp_ack_before(qp, psn);
+	if (!s || s->state == SROCE_SWQE_NEW || !sroce_op_is_rd(s->h.opcode))
+		return;
+	if (psn != qp->comp.psn) {
+		/* A response is missing: ask again from it, once per gap. */
+		if (sroce_psn_before(qp->comp.psn, psn) && !qp->comp.gap &&
+		    !sroce_req_rewind(qp, qp->comp.psn))
+			qp->comp.gap = true;
+		return;
+	}
+	idx = sroce_psn_diff(psn, s->first_psn);
+	if (info->op == SROCE_OP_ATOMIC_ACK) {
+		if (s->h.opcode == IB_WR_RDMA_READ)
+			goto bad;
+		orig = pkt->f.atmack_orig;
+		ret = sroce_sge_copy(qp->sdev, qp->pd, s->sge, 1, 0, &orig,
+				     sizeof(orig), true, NULL);
+		sroce_comp_done(qp, s, ret ? IB_WC_LOC_PROT_ERR :
+					     IB_WC_SUCCESS);
+		qp->comp.psn = sroce_psn_add(psn, 1);
+		sroce_comp_progress(qp);
+		return;
+	}
+	if (s->h.opcode != IB_WR_RDMA_READ)
+		goto bad;
+	/* Where in the message, and whether the packet is what fits there. */
+	off = (u64)idx * qp->mtu;
+	want = min_t(u64, qp->mtu, s->length - off);
+	if (pkt->pay_len != want ||
+	    !!(info->pos & SROCE_POS_FIRST) != !idx ||
+	    !!(info->pos & SROCE_POS_LAST) != (idx == s->npsn - 1))
+		goto bad;
+	ret = sroce_sge_copy(qp->sdev, qp->pd, s->sge, s->h.num_sge, off,
+			     (void *)(pkt->bth + pkt->pay_off), want, true,
+			     NULL);
+	if (ret) {
+		sroce_comp_done(qp, s, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	qp->comp.psn = sroce_psn_add(psn, 1);
+	if (idx == s->npsn - 1)
+		sroce_comp_done(qp, s, IB_WC_SUCCESS);
+	sroce_comp_progress(qp);
+	return;
+bad:
+	sroce_comp_done(qp, s, IB_WC_BAD_RESP_ERR);
+}
+
+static void sroce_comp_packet(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt pkt;
+	u32 psn;
+
+	if (sroce_parse(skb->data, skb->len, qp->mtu, &pkt) != SROCE_PARSE_OK ||
+	    pkt.info->transport != SROCE_TR_RC) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
+		return;
+	}
+	/* Only PSNs sent and not yet acknowledged mean anything now. */
+	psn = pkt.f.psn;
+	if (!sroce_psn_in_window(psn, qp->comp.psn,
+				 sroce_psn_diff(qp->req.psn, qp->comp.psn))) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_STALE_RESP, 1);
+		return;
+	}
+	if (pkt.info->op == SROCE_OP_ACK)
+		sroce_comp_aeth(qp, &pkt);
+	else
+		sroce_comp_rd(qp, &pkt);
+}
+
+/* The ACK timer fired with requests outstanding and no progress since. */
+static void sroce_comp_timeout(struct sroce_qp *qp)
+{
+	struct sroce_swqe *s;
+
+	if (!sroce_comp_outstanding(qp) || qp->comp.rnr_wait)
+		return;
+	sroce_count(qp->sdev, SROCE_CNT_ACK_TIMEOUT, 1);
+	if (!qp->comp.retry) {
+		s = sroce_comp_ack_before(qp, qp->comp.psn);
+		if (s && s->state != SROCE_SWQE_NEW)
+			sroce_comp_done(qp, s, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry--;
+	qp->comp.gap = false;
+	sroce_req_rewind(qp, qp->comp.psn);
+	sroce_comp_arm(qp);
+}
+
+void sroce_comp_run(struct sroce_qp *qp, int *budget)
+{
+	struct sk_buff *skb;
+
+	if (READ_ONCE(qp->comp.rnr_fired)) {
+		WRITE_ONCE(qp->comp.rnr_fired, false);
+		if (qp->comp.rnr_wait) {
+			qp->comp.rnr_wait = false;
+			sroce_req_rewind(qp, qp->comp.rnr_psn);
+			sroce_comp_arm(qp);
+		}
+	}
+	if (READ_ONCE(qp->comp.timeout)) {
+		WRITE_ONCE(qp->comp.timeout, false);
+		sroce_comp_timeout(qp);
+	}
+	while (*budget > 0 && (skb = skb_dequeue(&qp->resp_fifo))) {
+		sroce_comp_packet(qp, skb);
+		kfree_skb(skb);
+		(*budget)--;
+	}
+	sroce_comp_retire(qp);
+}

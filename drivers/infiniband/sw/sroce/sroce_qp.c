@@ -1,0 +1,814 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: queue pairs. Creation and the rings, the IBTA state machine,
+ * posting for kernel consumers (and the doorbell for userspace), lookup
+ * by QPN for receive, and the work item that runs the engines.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_qp.h"
+
+/* QPN 0 and 1 are the special QPs; 0xffffff is the multicast QPN. */
+#define SROCE_QPN_MIN	2
+#define SROCE_QPN_MAX	(SROCE_QPN_MASK - 1)
+
+void sroce_qp_table_init(struct sroce_dev *sdev)
+{
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	/* A random start, so QPNs differ across devices and reloads. */
+	sdev->qp_next = SROCE_QPN_MIN +
+			get_random_u32() % (SROCE_QPN_MAX - SROCE_QPN_MIN);
+}
+
+void sroce_qp_table_destroy(struct sroce_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qps));
+	xa_destroy(&sdev->qps);
+}
+
+/* Receive's lookup; the caller holds rcu_read_lock(). */
+struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp = xa_load(&sdev->qps, qpn);
+
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->done);
+}
+
+void sroce_qp_kick(struct sroce_qp *qp)
+{
+	if (!READ_ONCE(qp->dead))
+		queue_work(sroce_wq, &qp->work);
+}
+
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+static void sroce_ring_flags(struct sroce_queue *q, spinlock_t *lock,
+			     u32 set, u32 clear)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(lock, flags);
+	WRITE_ONCE(q->ctrl->kern_flag, (q->ctrl->kern_flag & ~clear) | set);
+	spin_unlock_irqrestore(lock, flags);
+}
+
+/* The ring flags that tell the provider what posting may do now. */
+static void sroce_qp_publish_state(struct sroce_qp *qp,
+				   enum ib_qp_state state)
+{
+	bool sq_ready = state == IB_QPS_RTS || state == IB_QPS_SQD ||
+			state == IB_QPS_SQE || state == IB_QPS_ERR;
+	u32 rq_set = 0, sq_set = 0;
+
+	if (!sq_ready)
+		sq_set |= SROCE_SQ_NOT_READY;
+	/* In ERR every post needs the kernel, to be flushed. */
+	if (state == IB_QPS_ERR) {
+		sq_set |= SROCE_SQ_IDLE;
+		rq_set |= SROCE_RQ_FLUSH;
+	}
+	if (state == IB_QPS_RESET)
+		rq_set |= SROCE_RQ_NOT_READY;
+	sroce_ring_flags(&qp->sq, &qp->sq_lock, sq_set,
+			 SROCE_SQ_NOT_READY & ~sq_set);
+	if (state == IB_QPS_ERR)
+		qp->req.idle = true;
+	sroce_ring_flags(&qp->rq, &qp->rq_lock, rq_set,
+			 (SROCE_RQ_FLUSH | SROCE_RQ_NOT_READY) & ~rq_set);
+}
+
+static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	WRITE_ONCE(qp->state, state);
+	qp->attr.qp_state = state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	sroce_qp_publish_state(qp, state);
+}
+
+/*
+ * An engine found an error that ends the connection: the QP goes to ERR
+ * (unless it is there or in RESET already), which flushes both queues.
+ */
+void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev)
+{
+	enum ib_qp_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	old = qp->state;
+	if (old != IB_QPS_ERR && old != IB_QPS_RESET) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		qp->attr.qp_state = IB_QPS_ERR;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (old == IB_QPS_ERR || old == IB_QPS_RESET)
+		return;
+	sroce_qp_publish_state(qp, IB_QPS_ERR);
+	if (ev)
+		sroce_qp_event(qp, ev);
+	sroce_qp_kick(qp);
+}
+
+/*
+ * Post a CQE for this QP. A CQ that overflows stays in error (the CQ
+ * raised IB_EVENT_CQ_ERR) and takes the QP to ERR with it.
+ */
+int sroce_qp_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
+		      bool solicited)
+{
+	int ret;
+
+	cqe->qp_num = qp->ibqp.qp_num;
+	cqe->port_num = SROCE_PORT;
+	ret = sroce_cq_post(recv ? qp->rcq : qp->scq, cqe, &qp->ibqp,
+			    solicited);
+	if (ret)
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+	return ret;
+}
+
+/* Receive hands a packet over; called with a reference on qp. */
+void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request)
+{
+	struct sk_buff_head *fifo = request ? &qp->req_fifo : &qp->resp_fifo;
+
+	if (skb_queue_len(fifo) >= SROCE_RX_FIFO_LEN) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_FIFO, 1);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(fifo, skb);
+	sroce_qp_kick(qp);
+}
+
+static void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	int budget = SROCE_BUDGET;
+	enum ib_qp_state state;
+
+	if (READ_ONCE(qp->dead))
+		return;
+	state = sroce_qp_state(qp);
+	switch (state) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+		skb_queue_purge(&qp->req_fifo);
+		skb_queue_purge(&qp->resp_fifo);
+		return;
+	case IB_QPS_ERR:
+		skb_queue_purge(&qp->req_fifo);
+		skb_queue_purge(&qp->resp_fifo);
+		sroce_comp_stop(qp);
+		sroce_req_flush(qp);
+		sroce_resp_flush(qp);
+		return;
+	default:
+		break;
+	}
+	sroce_comp_run(qp, &budget);
+	sroce_resp_run(qp, &budget);
+	if (state != IB_QPS_RTR)
+		sroce_req_run(qp, &budget);
+	/* Out of budget, or an engine moved the QP to ERR: go again. */
+	if (budget <= 0 || sroce_qp_state(qp) != state)
+		sroce_qp_kick(qp);
+}
+
+/* Stop the engines: no work runs and no timer fires after this. */
+static void sroce_qp_quiesce(struct sroce_qp *qp)
+{
+	/* A work run that started before dead was set may arm timers. */
+	cancel_work_sync(&qp->work);
+	sroce_comp_stop(qp);
+	cancel_work_sync(&qp->work);
+}
+
+/* Ring sizing: a power of two of at least one entry */
+static u32 sroce_ring_entries(u32 wr)
+{
+	return roundup_pow_of_two(max(wr, 1U));
+}
+
+static int sroce_qp_check_cap(struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_qp_alloc_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
+				struct ib_ucontext *uctx)
+{
+	u32 body, slot, entries;
+	int ret;
+
+	body = max(cap->max_send_sge * (u32)sizeof(struct sroce_sge),
+		   cap->max_inline_data);
+	slot = roundup_pow_of_two(sizeof(struct sroce_send_wqe) +
+				  max(body, (u32)sizeof(struct sroce_sge)));
+	entries = sroce_ring_entries(cap->max_send_wr);
+	ret = sroce_queue_init(&qp->sq, entries, slot, uctx);
+	if (ret)
+		return ret;
+	body = slot - sizeof(struct sroce_send_wqe);
+	qp->sq_max_sge = min_t(u32, body / sizeof(struct sroce_sge),
+			       SROCE_MAX_SGE);
+	qp->max_inline = min_t(u32, body, SROCE_MAX_INLINE);
+	qp->swqe_size = ALIGN(sizeof(struct sroce_swqe) + body, 8);
+	qp->swqes = vzalloc(array_size(entries, qp->swqe_size));
+	if (!qp->swqes) {
+		ret = -ENOMEM;
+		goto err_sq;
+	}
+
+	slot = roundup_pow_of_two(sizeof(struct sroce_recv_wqe) +
+				  max(cap->max_recv_sge, 1U) *
+				  sizeof(struct sroce_sge));
+	entries = sroce_ring_entries(cap->max_recv_wr);
+	ret = sroce_queue_init(&qp->rq, entries, slot, uctx);
+	if (ret)
+		goto err_swqes;
+	qp->rq_max_sge = min_t(u32, (slot - sizeof(struct sroce_recv_wqe)) /
+				    sizeof(struct sroce_sge), SROCE_MAX_SGE);
+
+	cap->max_send_wr = sroce_queue_entries(&qp->sq);
+	cap->max_send_sge = qp->sq_max_sge;
+	cap->max_inline_data = qp->max_inline;
+	cap->max_recv_wr = sroce_queue_entries(&qp->rq);
+	cap->max_recv_sge = qp->rq_max_sge;
+	return 0;
+
+err_swqes:
+	vfree(qp->swqes);
+err_sq:
+	sroce_queue_destroy(&qp->sq);
+	return ret;
+}
+
+static void sroce_qp_free_rings(struct sroce_qp *qp)
+{
+	sroce_queue_destroy(&qp->rq);
+	vfree(qp->swqes);
+	sroce_queue_destroy(&qp->sq);
+}
+
+static int sroce_qp_respond(struct sroce_qp *qp, struct ib_udata *udata)
+{
+	struct sroce_create_qp_resp resp = {
+		.sq_mmap_offset = sroce_queue_mmap_offset(&qp->sq),
+		.sq_mmap_size = qp->sq.buf_size,
+		.rq_mmap_offset = sroce_queue_mmap_offset(&qp->rq),
+		.rq_mmap_size = qp->rq.buf_size,
+		.sq_entries = sroce_queue_entries(&qp->sq),
+		.sq_entry_size = qp->sq.entry_size,
+		.rq_entries = sroce_queue_entries(&qp->rq),
+		.rq_entry_size = qp->rq.entry_size,
+	};
+
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ucontext *uc;
+	u32 qpn;
+	int ret;
+
+	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	ret = sroce_qp_check_cap(&init->cap);
+	if (ret)
+		return ret;
+	if (udata) {
+		ret = sroce_check_udata(udata,
+					sizeof(struct sroce_create_qp_resp));
+		if (ret)
+			return ret;
+	}
+	if (atomic_inc_return(&sdev->num_qp) > SROCE_MAX_QP) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	qp->sdev = sdev;
+	qp->pd = to_spd(ibqp->pd);
+	qp->scq = to_scq(init->send_cq);
+	qp->rcq = to_scq(init->recv_cq);
+	qp->is_user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->done);
+	mutex_init(&qp->modify_lock);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	skb_queue_head_init(&qp->req_fifo);
+	skb_queue_head_init(&qp->resp_fifo);
+	INIT_WORK(&qp->work, sroce_qp_work);
+	sroce_comp_init(qp);
+
+	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	ret = sroce_qp_alloc_rings(qp, &init->cap, uc ? &uc->ibuc : NULL);
+	if (ret)
+		goto err_count;
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.path_mtu = IB_MTU_256;
+	qp->mtu = 256;
+	qp->attr.cap = init->cap;
+	qp->attr.sq_draining = 0;
+	sroce_qp_publish_state(qp, IB_QPS_RESET);
+
+	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
+			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			      &sdev->qp_next, GFP_KERNEL);
+	if (ret < 0)
+		goto err_rings;
+	ibqp->qp_num = qpn;
+
+	if (udata) {
+		ret = sroce_qp_respond(qp, udata);
+		if (ret)
+			goto err_xa;
+	}
+	return 0;
+
+err_xa:
+	xa_erase(&sdev->qps, qpn);
+	synchronize_rcu();
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->done);
+	WRITE_ONCE(qp->dead, true);
+	sroce_qp_quiesce(qp);
+	skb_queue_purge(&qp->req_fifo);
+	skb_queue_purge(&qp->resp_fifo);
+err_rings:
+	sroce_qp_free_rings(qp);
+err_count:
+	atomic_dec(&sdev->num_qp);
+	return ret;
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_dev *sdev = qp->sdev;
+
+	/* Receive can no longer find it, nor hold it. */
+	xa_erase(&sdev->qps, ibqp->qp_num);
+	synchronize_rcu();
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->done);
+
+	WRITE_ONCE(qp->dead, true);
+	sroce_qp_quiesce(qp);
+	skb_queue_purge(&qp->req_fifo);
+	skb_queue_purge(&qp->resp_fifo);
+	sroce_resp_reset(qp);
+	kfree(qp->resp.res);
+	sroce_qp_free_rings(qp);
+	mutex_destroy(&qp->modify_lock);
+	atomic_dec(&sdev->num_qp);
+	return 0;
+}
+
+static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
+			       int mask)
+{
+	struct sroce_dev *sdev = qp->sdev;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= SROCE_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       IB_ACCESS_LOCAL_WRITE)))
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > sdev->attr.max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > sdev->attr.max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MASK)
+		return -EINVAL;
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Every engine's state back to what a QP in RESET has. */
+static void sroce_qp_reset(struct sroce_qp *qp)
+{
+	u32 prod;
+
+	sroce_qp_quiesce(qp);
+	skb_queue_purge(&qp->req_fifo);
+	skb_queue_purge(&qp->resp_fifo);
+	sroce_resp_reset(qp);
+
+	/* Discard every WQE: the rings restart empty at the producers' index. */
+	spin_lock_irq(&qp->sq_lock);
+	prod = READ_ONCE(qp->sq.ctrl->prod);
+	qp->sq.own = prod;
+	/* Pairs with the provider's acquire of cons: all slots are free. */
+	smp_store_release(&qp->sq.ctrl->cons, prod);
+	spin_unlock_irq(&qp->sq_lock);
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.fetched = prod;
+	qp->req.cur = prod;
+	qp->comp.head = prod;
+	qp->comp.timeout = false;
+	qp->comp.rnr_wait = false;
+
+	spin_lock_irq(&qp->rq_lock);
+	prod = READ_ONCE(qp->rq.ctrl->prod);
+	qp->rq.own = prod;
+	qp->resp.rq_cons = prod;
+	/* Pairs with the provider's acquire of cons: all slots are free. */
+	smp_store_release(&qp->rq.ctrl->cons, prod);
+	spin_unlock_irq(&qp->rq_lock);
+	WRITE_ONCE(qp->dead, false);
+}
+
+static int sroce_qp_set_rd_res(struct sroce_qp *qp, u32 n)
+{
+	struct sroce_rd_res *res = NULL;
+
+	if (n) {
+		res = kcalloc(n, sizeof(*res), GFP_KERNEL);
+		if (!res)
+			return -ENOMEM;
+	}
+	kfree(qp->resp.res);
+	qp->resp.active = NULL;
+	qp->resp.res = res;
+	qp->resp.nres = n;
+	qp->resp.res_next = 0;
+	return 0;
+}
+
+static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
+			   int mask, const struct sroce_av *av)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		a->ah_attr = attr->ah_attr;
+		/* The core's reference on the GID entry stays with attr. */
+		a->ah_attr.grh.sgid_attr = NULL;
+		qp->av = *av;
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		a->path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		WRITE_ONCE(a->timeout, attr->timeout);
+	if (mask & IB_QP_RETRY_CNT) {
+		a->retry_cnt = attr->retry_cnt;
+		qp->comp.retry = attr->retry_cnt;
+	}
+	if (mask & IB_QP_RNR_RETRY) {
+		a->rnr_retry = attr->rnr_retry;
+		qp->comp.rnr_retry = attr->rnr_retry;
+	}
+	if (mask & IB_QP_RQ_PSN) {
+		a->rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+		qp->resp.psn = a->rq_psn;
+	}
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		WRITE_ONCE(a->min_rnr_timer, attr->min_rnr_timer);
+	if (mask & IB_QP_SQ_PSN) {
+		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+		qp->req.psn = a->sq_psn;
+		qp->req.top_psn = a->sq_psn;
+		qp->comp.psn = a->sq_psn;
+	}
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN)) {
+		u32 fl = a->ah_attr.grh.flow_label;
+
+		/* One flow per QP pair, the same label in both directions. */
+		if (!fl)
+			fl = sroce_flow_label(qp->ibqp.qp_num, a->dest_qp_num);
+		qp->av.flow_label = fl;
+		qp->av.sport = sroce_udp_sport(fl);
+	}
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->sqd_notify = attr->en_sqd_async_notify;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	struct sroce_av av = {};
+	int ret;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata) {
+		ret = sroce_check_udata(udata, 0);
+		if (ret)
+			return ret;
+	}
+	mutex_lock(&qp->modify_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
+					 sroce_qp_state(qp);
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	ret = -EINVAL;
+	if (!ib_modify_qp_is_ok(cur, new, IB_QPT_RC, mask))
+		goto out;
+	ret = sroce_qp_check_attr(qp, attr, mask);
+	if (ret)
+		goto out;
+	if (mask & IB_QP_AV) {
+		ret = sroce_av_resolve(qp, &attr->ah_attr, &av);
+		if (ret)
+			goto out;
+	}
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		ret = sroce_qp_set_rd_res(qp, attr->max_dest_rd_atomic);
+		if (ret)
+			goto out;
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	}
+
+	if (new == IB_QPS_RESET && cur != IB_QPS_RESET) {
+		sroce_qp_set_state(qp, IB_QPS_RESET);
+		WRITE_ONCE(qp->dead, true);
+		sroce_qp_reset(qp);
+	}
+	sroce_qp_apply(qp, attr, mask, &av);
+	if (new == IB_QPS_ERR) {
+		sroce_qp_error(qp, 0);
+	} else if (new != cur) {
+		if (new == IB_QPS_SQD)
+			qp->req.drained_sent = false;
+		sroce_qp_set_state(qp, new);
+		sroce_qp_kick(qp);
+	}
+	ret = 0;
+out:
+	mutex_unlock(&qp->modify_lock);
+	return ret;
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	mutex_lock(&qp->modify_lock);
+	*attr = qp->attr;
+	attr->qp_state = sroce_qp_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
+			    !READ_ONCE(qp->req.drained_sent);
+	mutex_unlock(&qp->modify_lock);
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = qp->attr.cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = SROCE_PORT;
+	return 0;
+}
+
+/* A kernel consumer's work request, into a ring slot. */
+static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
+			    struct sroce_send_wqe *w)
+{
+	struct sroce_sge *sge = (struct sroce_sge *)(w + 1);
+	u32 i, len = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		w->ex.imm_data = wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		w->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		/* A kernel ring only: the pointer is never a user's. */
+		w->ex.invalidate_rkey = reg_wr(wr)->key;
+		w->rdma.remote_addr = (uintptr_t)reg_wr(wr)->mr;
+		w->rdma.rkey = reg_wr(wr)->access;
+		return 0;
+	default:
+		break;
+	}
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		w->rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->rdma.remote_addr = atomic_wr(wr)->remote_addr;
+		w->rdma.rkey = atomic_wr(wr)->rkey;
+		w->compare_add = atomic_wr(wr)->compare_add;
+		w->swap = atomic_wr(wr)->swap;
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = (u8 *)(w + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - len)
+				return -EINVAL;
+			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		w->inline_len = len;
+		return 0;
+	}
+	if (wr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+static bool sroce_sq_postable(enum ib_qp_state s)
+{
+	return s == IB_QPS_RTS || s == IB_QPS_SQD || s == IB_QPS_SQE ||
+	       s == IB_QPS_ERR;
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	void *slot;
+	int ret = 0;
+
+	if (!sroce_sq_postable(sroce_qp_state(qp))) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	/* libsroce writes its own ring; this is its doorbell. */
+	if (qp->is_user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_qp_kick(qp);
+		return 0;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		slot = sroce_queue_prod_slot(&qp->sq);
+		if (!slot) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = sroce_kwr_to_wqe(qp, wr, slot);
+		if (ret)
+			break;
+		sroce_queue_prod_publish(&qp->sq);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	sroce_qp_kick(qp);
+	return ret;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_recv_wqe *w;
+	struct sroce_sge *sge;
+	unsigned long flags;
+	int ret = 0;
+	u32 i;
+
+	if (sroce_qp_state(qp) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	/* From libsroce only when the QP is in ERR: flush what it posted. */
+	if (qp->is_user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_qp_kick(qp);
+		return 0;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		w = sroce_queue_prod_slot(&qp->rq);
+		if (!w) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge > qp->rq_max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		sge = (struct sroce_sge *)(w + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sroce_queue_prod_publish(&qp->rq);
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	if (sroce_qp_state(qp) == IB_QPS_ERR)
+		sroce_qp_kick(qp);
+	return ret;
+}

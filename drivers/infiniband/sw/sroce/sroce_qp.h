@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Queue pairs and their engines. A QP has one work item that runs its
+ * three engines in turn: the completer (responses from the wire), the
+ * responder (requests from the wire) and the requester (the send queue).
+ * The work item never runs twice at once, so each engine's state below is
+ * touched by its engine only, without locks; the engines meet in the few
+ * fields documented as shared. Receive (softirq) hands packets to the work
+ * through two bounded FIFOs.
+ */
+#ifndef SROCE_QP_H
+#define SROCE_QP_H
+
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "sroce_queue.h"
+#include "proto/parse.h"
+
+#define SROCE_MAX_QP		0x10000
+#define SROCE_MAX_QP_WR		0x4000
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	512
+/*
+ * Reads and atomics in flight per QP, either way. As many as rdma_rxe:
+ * perftest gives a QP the initiator depth its peer advertises.
+ */
+#define SROCE_MAX_RD_ATOMIC	128
+/* Packets waiting in a QP's receive FIFOs before receive drops. */
+#define SROCE_RX_FIFO_LEN	1024
+/* Requests the requester keeps unacknowledged, in PSNs. */
+#define SROCE_MAX_INFLIGHT	1024
+/* Packets an engine handles per run before the others get a turn. */
+#define SROCE_BUDGET		64
+/* Largest message: the IBTA's 2^31 bytes. */
+#define SROCE_MAX_MSG		BIT(31)
+
+/* Where packets go and how they are addressed, fixed at RTR. */
+struct sroce_av {
+	bool ipv6;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
+	int ifindex;		/* the source GID's netdev */
+	u8 tclass;
+	u8 hop_limit;
+	u32 flow_label;
+	u16 sport;
+};
+
+/* The requester's and completer's view of a send WQE. */
+enum sroce_swqe_state {
+	SROCE_SWQE_NEW,		/* copied from the ring, not yet sent */
+	SROCE_SWQE_SENDING,	/* has PSNs, not every packet sent */
+	SROCE_SWQE_SENT,	/* every packet sent, waiting for the peer */
+	SROCE_SWQE_DONE,	/* status final; the completer retires it */
+};
+
+/*
+ * The kernel's private copy of a send WQE, taken before validation. The
+ * SGEs or inline bytes follow; never read back from the shared ring.
+ */
+struct sroce_swqe {
+	struct sroce_send_wqe h;
+	u64 length;		/* total bytes */
+	u32 first_psn;
+	u32 npsn;		/* PSNs it takes (reads: its responses) */
+	u8 state;		/* enum sroce_swqe_state */
+	u8 status;		/* enum ib_wc_status once DONE */
+	u8 wc_opcode;		/* enum ib_wc_opcode */
+	bool signaled;
+	union {
+		DECLARE_FLEX_ARRAY(struct sroce_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inl);
+	};
+};
+
+/* A responder's saved read or atomic, to answer duplicates. */
+struct sroce_rd_res {
+	bool valid;
+	bool atomic;
+	u32 first_psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u64 orig;		/* atomic: the value returned */
+	u8 syndrome;		/* atomic: the AETH sent */
+	u32 msn;
+	/* Read responses still to send: from next_psn to last_psn. */
+	bool active;
+	u32 next_psn;
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_dev *sdev;
+	struct sroce_pd *pd;
+	struct sroce_cq *scq;
+	struct sroce_cq *rcq;
+	bool is_user;
+	bool sig_all;
+	/* Lookup by QPN: RCU + ref; destroy waits on done. */
+	refcount_t ref;
+	struct completion done;
+
+	/* Serializes modify and query. */
+	struct mutex modify_lock;
+	/* Guards state changes; the engines read state with READ_ONCE. */
+	spinlock_t state_lock;
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;	/* as last modified, for query_qp */
+	struct sroce_av av;
+	u32 mtu;		/* path MTU in bytes */
+	bool sqd_notify;
+	bool dead;		/* destroy has begun: engines stop */
+
+	struct work_struct work;
+	struct sk_buff_head req_fifo;	/* requests, for the responder */
+	struct sk_buff_head resp_fifo;	/* responses, for the completer */
+
+	/* The send queue: posters produce (sq_lock), the requester consumes. */
+	spinlock_t sq_lock;
+	struct sroce_queue sq;
+	u32 sq_max_sge;
+	u32 max_inline;
+	u32 swqe_size;		/* stride of swqes */
+	void *swqes;		/* private copies, one per ring slot */
+
+	/* The receive queue: posters produce (rq_lock), the responder consumes. */
+	spinlock_t rq_lock;
+	struct sroce_queue rq;
+	u32 rq_max_sge;
+
+	struct {
+		u32 fetched;	/* ring index: next WQE to copy */
+		u32 cur;	/* ring index: next WQE to transmit */
+		u64 off;	/* bytes of cur already sent */
+		u32 psn;	/* next PSN to send */
+		u32 top_psn;	/* one past the highest PSN ever sent */
+		bool idle;	/* SROCE_SQ_IDLE is set in the ring */
+		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
+	} req;
+
+	struct {
+		u32 head;	/* ring index: oldest WQE not retired */
+		u32 psn;	/* oldest PSN not acknowledged */
+		u8 retry;	/* retry_cnt left */
+		u8 rnr_retry;	/* rnr_retry left */
+		bool timeout;	/* the ACK timer fired */
+		bool rnr_wait;	/* RNR timer running: resend when it fires */
+		bool rnr_fired;
+		u32 rnr_psn;
+		bool gap;	/* rewound for a gap in read responses at psn */
+		struct timer_list ack_timer;
+		struct timer_list rnr_timer;
+	} comp;
+
+	struct {
+		u32 psn;	/* expected PSN */
+		u32 msn;
+		bool nak_sent;	/* a PSN-sequence NAK for this gap is out */
+		bool ack_pending;
+		u32 ack_psn;
+		/* The message in progress: a SEND into rwqe, or a WRITE */
+		bool in_send;
+		bool in_write;
+		bool have_rwqe;
+		u64 rcv_off;
+		u64 wr_va;
+		u32 wr_rkey;
+		u64 wr_left;
+		u32 wr_len;
+		struct sroce_recv_wqe rwqe;
+		struct sroce_sge rsge[SROCE_MAX_SGE];
+		u32 rq_cons;	/* ring index: next receive WQE to take */
+		struct sroce_rd_res *res;	/* max_dest_rd_atomic entries */
+		u32 nres;
+		u32 res_next;
+		struct sroce_rd_res *active;	/* read responses under way */
+		bool comm_est;
+	} resp;
+};
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
+{
+	return qp->swqes + (size_t)(index & qp->sq.mask) * qp->swqe_size;
+}
+
+static inline enum ib_qp_state sroce_qp_state(struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+
+/* sroce_qp.c */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+void sroce_qp_table_init(struct sroce_dev *sdev);
+void sroce_qp_table_destroy(struct sroce_dev *sdev);
+struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+void sroce_qp_kick(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type ev);
+int sroce_qp_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
+		      bool solicited);
+void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request);
+
+/* sroce_tx.c */
+int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
+		     struct sroce_av *av);
+typedef int (*sroce_fill_fn)(void *dst, u32 len, u32 *crc, void *priv);
+int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
+	     sroce_fill_fn fill, void *priv);
+int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		 u32 msn, u64 orig);
+void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev);
+
+/* sroce_req.c */
+void sroce_req_run(struct sroce_qp *qp, int *budget);
+int sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_req_flush(struct sroce_qp *qp);
+bool sroce_req_pending(struct sroce_qp *qp);
+
+/* sroce_comp.c */
+void sroce_comp_run(struct sroce_qp *qp, int *budget);
+void sroce_comp_init(struct sroce_qp *qp);
+void sroce_comp_stop(struct sroce_qp *qp);
+void sroce_comp_arm(struct sroce_qp *qp);
+void sroce_comp_retire(struct sroce_qp *qp);
+
+/* sroce_resp.c */
+void sroce_resp_run(struct sroce_qp *qp, int *budget);
+void sroce_resp_flush(struct sroce_qp *qp);
+void sroce_resp_reset(struct sroce_qp *qp);
+
+#endif /* SROCE_QP_H */

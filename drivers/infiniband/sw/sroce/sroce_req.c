@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: the requester. It copies send WQEs out of the SQ ring, checks
+ * them, gives them PSNs and sends their packets, segmented by the path
+ * MTU, within the limits the completer's progress sets: a window of
+ * SROCE_MAX_INFLIGHT PSNs, max_rd_atomic reads and atomics, fences. The
+ * completer moves it back (sroce_req_rewind()) to retransmit.
+ *
+ * Ring indices: comp.head <= req.cur <= req.fetched <= the ring's prod.
+ * [comp.head, req.fetched) have private copies (struct sroce_swqe);
+ * [req.cur, req.fetched) still have packets to send.
+ */
+#include "sroce.h"
+#include "sroce_qp.h"
+#include "proto/icrc.h"
+
+static bool sroce_op_is_rd(u8 op)
+{
+	return op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool sroce_op_is_atomic(u8 op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static int sroce_wc_opcode(u8 op)
+{
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Everything about a WQE that can be wrong, judged on the private copy. */
+static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	const struct sroce_send_wqe *h = &s->h;
+	bool inl = h->send_flags & IB_SEND_INLINE;
+	u64 len = 0;
+	u32 i;
+
+	switch (h->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (inl)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		/* Kernel rings only: REG_MR carries a kernel pointer. */
+		if (qp->is_user)
+			return IB_WC_LOC_QP_OP_ERR;
+		s->length = 0;
+		return IB_WC_SUCCESS;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	if (inl) {
+		if (h->inline_len > qp->max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		len = h->inline_len;
+	} else {
+		if (h->num_sge > qp->sq_max_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		for (i = 0; i < h->num_sge; i++)
+			len += s->sge[i].length;
+	}
+	if (len > SROCE_MAX_MSG)
+		return IB_WC_LOC_LEN_ERR;
+	if (sroce_op_is_atomic(h->opcode) &&
+	    (h->num_sge != 1 || s->sge[0].length < sizeof(u64)))
+		return IB_WC_LOC_LEN_ERR;
+	s->length = sroce_op_is_atomic(h->opcode) ? sizeof(u64) : len;
+	return IB_WC_SUCCESS;
+}
+
+/* Copy the next WQE out of the ring, then check it. False: ring empty. */
+static bool sroce_req_fetch(struct sroce_qp *qp)
+{
+	const struct sroce_send_wqe *w;
+	struct sroce_swqe *s;
+	u32 prod, n;
+
+	/* Acquire: the WQEs up to prod are written. */
+	prod = smp_load_acquire(&qp->sq.ctrl->prod);
+	/* A producer index more than a ring ahead is a lie; ignore it. */
+	if (prod == qp->req.fetched ||
+	    prod - qp->comp.head > sroce_queue_entries(&qp->sq))
+		return false;
+	w = sroce_queue_slot(&qp->sq, qp->req.fetched);
+	s = sroce_swqe(qp, qp->req.fetched);
+	memcpy(&s->h, w, sizeof(s->h));
+	if (s->h.send_flags & IB_SEND_INLINE) {
+		n = min(s->h.inline_len, qp->max_inline);
+		memcpy(s->inl, w + 1, n);
+	} else {
+		n = min_t(u32, s->h.num_sge, qp->sq_max_sge);
+		memcpy(s->sge, w + 1, n * sizeof(struct sroce_sge));
+	}
+	s->wc_opcode = sroce_wc_opcode(s->h.opcode);
+	s->signaled = qp->sig_all || (s->h.send_flags & IB_SEND_SIGNALED);
+	s->status = sroce_swqe_check(qp, s);
+	s->state = s->status == IB_WC_SUCCESS ? SROCE_SWQE_NEW :
+						SROCE_SWQE_DONE;
+	qp->req.fetched++;
+	return true;
+}
+
+/* Reads and atomics sent and not yet answered. */
+static u32 sroce_req_rd_inflight(struct sroce_qp *qp)
+{
+	struct sroce_swqe *s;
+	u32 i, n = 0;
+
+	for (i = qp->comp.head; i != qp->req.cur; i++) {
+		s = sroce_swqe(qp, i);
+		if (s->state != SROCE_SWQE_DONE && sroce_op_is_rd(s->h.opcode))
+			n++;
+	}
+	return n;
+}
+
+static void sroce_req_set_idle(struct sroce_qp *qp, bool idle)
+{
+	unsigned long flags;
+	u32 v;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	v = qp->sq.ctrl->kern_flag;
+	v = idle ? v | SROCE_SQ_IDLE : v & ~SROCE_SQ_IDLE;
+	WRITE_ONCE(qp->sq.ctrl->kern_flag, v);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	qp->req.idle = idle;
+}
+
+/*
+ * The ring is empty: tell the provider to ring the doorbell from now on,
+ * then look once more (the other half of the protocol in sroce-abi.h).
+ */
+static bool sroce_req_go_idle(struct sroce_qp *qp)
+{
+	sroce_req_set_idle(qp, true);
+	/* Pairs with the provider's between publishing prod and the flag. */
+	smp_mb();
+	/* Acquire: as in sroce_req_fetch(). */
+	if (smp_load_acquire(&qp->sq.ctrl->prod) == qp->req.fetched)
+		return true;
+	sroce_req_set_idle(qp, false);
+	return false;
+}
+
+/* REG_MR and LOCAL_INV: done here, in order with the rest of the SQ. */
+static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	struct ib_mr *mr;
+	int ret;
+
+	if (s->h.opcode == IB_WR_REG_MR) {
+		mr = (struct ib_mr *)(uintptr_t)s->h.rdma.remote_addr;
+		ret = sroce_mr_fast_reg(qp->pd, mr, s->h.ex.invalidate_rkey,
+					s->h.rdma.rkey);
+	} else {
+		ret = sroce_mr_invalidate(qp->sdev, qp->pd,
+					  s->h.ex.invalidate_rkey);
+	}
+	s->status = ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	s->state = SROCE_SWQE_DONE;
+}
+
+struct sroce_gather {
+	struct sroce_qp *qp;
+	struct sroce_swqe *s;
+	u64 off;
+};
+
+static int sroce_req_fill(void *dst, u32 len, u32 *crc, void *priv)
+{
+	struct sroce_gather *g = priv;
+	struct sroce_swqe *s = g->s;
+
+	if (s->h.send_flags & IB_SEND_INLINE) {
+		memcpy(dst, s->inl + g->off, len);
+		*crc = sroce_icrc_update(*crc, dst, len);
+		return 0;
+	}
+	return sroce_sge_copy(g->qp->sdev, g->qp->pd, s->sge, s->h.num_sge,
+			      g->off, dst, len, false, crc);
+}
+
+static u8 sroce_send_opcode(u8 op, bool first, bool last)
+{
+	bool imm = op == IB_WR_SEND_WITH_IMM, inv = op == IB_WR_SEND_WITH_INV;
+
+	if (first && last)
+		return imm ? SROCE_OPCODE(RC, SEND_ONLY_IMM) :
+		       inv ? SROCE_OPCODE(RC, SEND_ONLY_INV) :
+			     SROCE_OPCODE(RC, SEND_ONLY);
+	if (first)
+		return SROCE_OPCODE(RC, SEND_FIRST);
+	if (last)
+		return imm ? SROCE_OPCODE(RC, SEND_LAST_IMM) :
+		       inv ? SROCE_OPCODE(RC, SEND_LAST_INV) :
+			     SROCE_OPCODE(RC, SEND_LAST);
+	return SROCE_OPCODE(RC, SEND_MIDDLE);
+}
+
+static u8 sroce_write_opcode(u8 op, bool first, bool last)
+{
+	bool imm = op == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	if (first && last)
+		return imm ? SROCE_OPCODE(RC, WRITE_ONLY_IMM) :
+			     SROCE_OPCODE(RC, WRITE_ONLY);
+	if (first)
+		return SROCE_OPCODE(RC, WRITE_FIRST);
+	if (last)
+		return imm ? SROCE_OPCODE(RC, WRITE_LAST_IMM) :
+			     SROCE_OPCODE(RC, WRITE_LAST);
+	return SROCE_OPCODE(RC, WRITE_MIDDLE);
+}
+
+/* Ask for an ACK this often within a long message, so the window moves. */
+#define SROCE_ACKREQ_EVERY	32
+
+/*
+ * Send the next packet of @s from req.off. Returns 0, or -EACCES/-ENOSPC
+ * when its local memory cannot be read.
+ */
+static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	const struct sroce_send_wqe *h = &s->h;
+	struct sroce_gather g = { .qp = qp, .s = s, .off = qp->req.off };
+	struct sroce_fields f = {
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dqpn = qp->attr.dest_qp_num,
+		.ackreq = true,
+	};
+	u32 mtu = qp->mtu, pay = 0;
+	bool first, last;
+	int ret;
+
+	f.psn = sroce_psn_add(s->first_psn, div_u64(qp->req.off, mtu));
+	switch (h->opcode) {
+	case IB_WR_RDMA_READ:
+		f.opcode = SROCE_OPCODE(RC, READ_REQ);
+		f.reth.va = h->rdma.remote_addr + qp->req.off;
+		f.reth.rkey = h->rdma.rkey;
+		f.reth.len = s->length - qp->req.off;
+		qp->req.off = s->length;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		f.opcode = h->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			   SROCE_OPCODE(RC, CMP_SWAP) :
+			   SROCE_OPCODE(RC, FETCH_ADD);
+		f.atmeth.va = h->rdma.remote_addr;
+		f.atmeth.rkey = h->rdma.rkey;
+		if (h->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			f.atmeth.swap_add = h->swap;
+			f.atmeth.compare = h->compare_add;
+		} else {
+			f.atmeth.swap_add = h->compare_add;
+		}
+		qp->req.off = s->length;
+		break;
+	default:
+		pay = min_t(u64, mtu, s->length - qp->req.off);
+		first = qp->req.off == 0;
+		last = qp->req.off + pay == s->length;
+		if (h->opcode == IB_WR_RDMA_WRITE ||
+		    h->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+			f.opcode = sroce_write_opcode(h->opcode, first, last);
+			f.reth.va = h->rdma.remote_addr;
+			f.reth.rkey = h->rdma.rkey;
+			f.reth.len = s->length;
+		} else {
+			f.opcode = sroce_send_opcode(h->opcode, first, last);
+			f.ieth_rkey = h->ex.invalidate_rkey;
+		}
+		f.imm = h->ex.imm_data;
+		f.se = last && (h->send_flags & IB_SEND_SOLICITED);
+		f.ackreq = last || !(f.psn % SROCE_ACKREQ_EVERY);
+		qp->req.off += pay;
+		break;
+	}
+	ret = sroce_tx(qp, &f, pay, sroce_req_fill, &g);
+	if (ret)
+		return ret;
+	if (qp->req.off >= s->length)
+		s->state = SROCE_SWQE_SENT;
+	return 0;
+}
+
+/* PSNs a message takes: one per MTU of payload, at least one. */
+static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	if (sroce_op_is_atomic(s->h.opcode) || !s->length)
+		return 1;
+	return div_u64(s->length + qp->mtu - 1, qp->mtu);
+}
+
+/* May @s start now? Fences, the read limit and the PSN window say. */
+static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
+	bool rd = sroce_op_is_rd(s->h.opcode);
+
+	if ((s->h.send_flags & IB_SEND_FENCE) || rd) {
+		u32 n = sroce_req_rd_inflight(qp);
+
+		if ((s->h.send_flags & IB_SEND_FENCE) && n)
+			return false;
+		if (rd && n >= max_rd)
+			return false;
+	}
+	return sroce_psn_diff(qp->req.psn, qp->comp.psn) < SROCE_MAX_INFLIGHT;
+}
+
+void sroce_req_run(struct sroce_qp *qp, int *budget)
+{
+	enum ib_qp_state state = sroce_qp_state(qp);
+	struct sroce_swqe *s;
+	u32 psn;
+	int ret;
+
+	if (qp->req.idle)
+		sroce_req_set_idle(qp, false);
+	while (*budget > 0 && !qp->comp.rnr_wait) {
+		if (qp->req.cur == qp->req.fetched) {
+			if (state == IB_QPS_SQD)
+				break;
+			if (sroce_req_fetch(qp))
+				continue;
+			if (sroce_req_go_idle(qp))
+				break;
+			continue;
+		}
+		s = sroce_swqe(qp, qp->req.cur);
+		if (s->state == SROCE_SWQE_DONE) {
+			/* A bad WQE ends the QP when it retires. */
+			if (s->status != IB_WC_SUCCESS)
+				break;
+			qp->req.cur++;
+			continue;
+		}
+		if (s->state == SROCE_SWQE_NEW) {
+			if (state == IB_QPS_SQD || !sroce_req_may_start(qp, s))
+				break;
+			if (s->h.opcode == IB_WR_REG_MR ||
+			    s->h.opcode == IB_WR_LOCAL_INV) {
+				sroce_req_local(qp, s);
+				continue;
+			}
+			s->first_psn = qp->req.psn;
+			s->npsn = sroce_swqe_npsn(qp, s);
+			qp->req.psn = sroce_psn_add(qp->req.psn, s->npsn);
+			qp->req.off = 0;
+			s->state = SROCE_SWQE_SENDING;
+		} else {
+			psn = sroce_psn_add(s->first_psn,
+					    div_u64(qp->req.off, qp->mtu));
+			if (sroce_psn_diff(psn, qp->comp.psn) >=
+			    SROCE_MAX_INFLIGHT)
+				break;
+		}
+		ret = sroce_req_packet(qp, s);
+		(*budget)--;
+		if (ret) {
+			s->status = IB_WC_LOC_PROT_ERR;
+			s->state = SROCE_SWQE_DONE;
+			break;
+		}
+		sroce_comp_arm(qp);
+		if (s->state == SROCE_SWQE_SENT) {
+			qp->req.cur++;
+			qp->req.off = 0;
+		}
+	}
+	sroce_comp_retire(qp);
+
+	if (state == IB_QPS_SQD && !qp->req.drained_sent &&
+	    qp->comp.head == qp->req.cur) {
+		WRITE_ONCE(qp->req.drained_sent, true);
+		if (qp->sqd_notify)
+			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	}
+}
+
+/*
+ * Go back to @psn, of a WQE sent and not yet completed: it and every WQE
+ * after it are sent again from there (go-back-N).
+ */
+int sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_swqe *s;
+	u32 i, found = 0;
+	bool hit = false;
+
+	for (i = qp->comp.head; i != qp->req.fetched; i++) {
+		s = sroce_swqe(qp, i);
+		if (s->state == SROCE_SWQE_NEW)
+			break;
+		if (s->state == SROCE_SWQE_DONE)
+			continue;
+		if (!hit && sroce_psn_in_window(psn, s->first_psn, s->npsn)) {
+			hit = true;
+			found = i;
+			qp->req.off = sroce_op_is_atomic(s->h.opcode) ? 0 :
+				      (u64)sroce_psn_diff(psn, s->first_psn) *
+				      qp->mtu;
+		}
+		if (hit)
+			s->state = SROCE_SWQE_SENDING;
+	}
+	if (!hit)
+		return -ENOENT;
+	qp->req.cur = found;
+	sroce_count(qp->sdev, SROCE_CNT_RETRANSMIT, 1);
+	return 0;
+}
+
+/* In ERR: every WQE not completed yet completes with WR_FLUSH_ERR. */
+void sroce_req_flush(struct sroce_qp *qp)
+{
+	struct sroce_swqe *s;
+	u32 i;
+
+	while (sroce_req_fetch(qp))
+		;
+	for (i = qp->comp.head; i != qp->req.fetched; i++) {
+		s = sroce_swqe(qp, i);
+		if (s->state != SROCE_SWQE_DONE) {
+			s->status = IB_WC_WR_FLUSH_ERR;
+			s->state = SROCE_SWQE_DONE;
+		}
+	}
+	qp->req.cur = qp->req.fetched;
+	qp->req.off = 0;
+	sroce_comp_retire(qp);
+}

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: the responder. It takes requests in PSN order: duplicates are
+ * answered again (reads re-executed, atomics from the saved result, never
+ * applied twice), a gap is NAKed once, sends fill receive WQEs (RNR NAK
+ * when there is none), writes, reads and atomics go through the access
+ * gate. ACKs are coalesced: one per run of the work item, for the last
+ * request that asked. Responses go out in PSN order, so no request is
+ * taken while a read's responses are still being sent.
+ */
+#include "sroce.h"
+#include "sroce_qp.h"
+
+static void sroce_resp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
+{
+	qp->resp.ack_pending = false;
+	sroce_tx_ack(qp, SROCE_OPCODE(RC, ACK), psn, syndrome, qp->resp.msn, 0);
+}
+
+/*
+ * A request the responder cannot carry out ends the connection (IBTA
+ * 9.9.3, classes C and D): NAK it, fail the receive WQE in progress, and
+ * take the QP to ERR.
+ */
+static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak,
+			     u8 recv_status, enum ib_event_type ev)
+{
+	struct sroce_cqe cqe = {};
+
+	sroce_count(qp->sdev, SROCE_CNT_ERR_NAK_SENT, 1);
+	sroce_resp_nak(qp, psn, SROCE_AETH_NAK | nak);
+	if (qp->resp.have_rwqe && recv_status) {
+		cqe.wr_id = qp->resp.rwqe.wr_id;
+		cqe.status = recv_status;
+		cqe.opcode = IB_WC_RECV;
+		qp->resp.have_rwqe = false;
+		sroce_qp_complete(qp, true, &cqe, false);
+	}
+	sroce_qp_error(qp, ev);
+}
+
+/* Take the next receive WQE from the ring, copied. False: RQ empty. */
+static bool sroce_resp_get_rwqe(struct sroce_qp *qp)
+{
+	const struct sroce_recv_wqe *w;
+	u32 prod, n;
+
+	/* Acquire: the WQEs up to prod are written. */
+	prod = smp_load_acquire(&qp->rq.ctrl->prod);
+	if (qp->resp.have_rwqe)
+		return true;
+	if (prod == qp->resp.rq_cons ||
+	    prod - qp->resp.rq_cons > sroce_queue_entries(&qp->rq))
+		return false;
+	w = sroce_queue_slot(&qp->rq, qp->resp.rq_cons);
+	qp->resp.rwqe = *w;
+	n = min(qp->resp.rwqe.num_sge, qp->rq_max_sge);
+	memcpy(qp->resp.rsge, w + 1, n * sizeof(struct sroce_sge));
+	qp->resp.rq_cons++;
+	/* Release: the copy is done before the provider reuses the slot. */
+	smp_store_release(&qp->rq.ctrl->cons, qp->resp.rq_cons);
+	qp->resp.have_rwqe = true;
+	qp->resp.rcv_off = 0;
+	return true;
+}
+
+/* Complete the receive WQE of the message that just ended. */
+static void sroce_resp_recv_done(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt, u32 byte_len,
+				 u8 wc_opcode, u8 status)
+{
+	struct sroce_cqe cqe = {
+		.wr_id = qp->resp.rwqe.wr_id,
+		.status = status,
+		.opcode = wc_opcode,
+		.byte_len = byte_len,
+	};
+
+	if (pkt->info->exts & SROCE_HAS(IMMDT)) {
+		cqe.flags |= SROCE_CQE_WITH_IMM;
+		cqe.imm_data = pkt->f.imm;
+	} else if (pkt->info->exts & SROCE_HAS(IETH)) {
+		cqe.flags |= SROCE_CQE_WITH_INV;
+		cqe.invalidated_rkey = pkt->f.ieth_rkey;
+	}
+	qp->resp.have_rwqe = false;
+	sroce_qp_complete(qp, true, &cqe, pkt->f.se);
+}
+
+/* 0 to go on; otherwise the request was answered and ends here. */
+static int sroce_resp_need_rwqe(struct sroce_qp *qp,
+				const struct sroce_pkt *pkt)
+{
+	if (!sroce_resp_get_rwqe(qp)) {
+		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
+		sroce_resp_nak(qp, pkt->f.psn, SROCE_AETH_RNR_NAK |
+			       (READ_ONCE(qp->attr.min_rnr_timer) & 31));
+		return -EAGAIN;
+	}
+	if (qp->resp.rwqe.num_sge > qp->rq_max_sge) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_OP,
+				 IB_WC_LOC_QP_OP_ERR, IB_EVENT_QP_FATAL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = pkt->info;
+	int ret;
+
+	if (info->pos & SROCE_POS_FIRST) {
+		ret = sroce_resp_need_rwqe(qp, pkt);
+		if (ret)
+			return ret;
+		qp->resp.in_send = true;
+	}
+	ret = sroce_sge_copy(qp->sdev, qp->pd, qp->resp.rsge,
+			     qp->resp.rwqe.num_sge, qp->resp.rcv_off,
+			     (void *)(pkt->bth + pkt->pay_off), pkt->pay_len,
+			     true, NULL);
+	if (ret == -ENOSPC) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
+				 IB_WC_LOC_LEN_ERR, IB_EVENT_QP_REQ_ERR);
+		return ret;
+	}
+	if (ret) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_OP,
+				 IB_WC_LOC_PROT_ERR, IB_EVENT_QP_FATAL);
+		return ret;
+	}
+	qp->resp.rcv_off += pkt->pay_len;
+	if (!(info->pos & SROCE_POS_LAST))
+		return 0;
+
+	if ((info->exts & SROCE_HAS(IETH)) &&
+	    sroce_mr_invalidate(qp->sdev, qp->pd, pkt->f.ieth_rkey)) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
+				 IB_WC_REM_INV_REQ_ERR, IB_EVENT_QP_REQ_ERR);
+		return -EINVAL;
+	}
+	qp->resp.in_send = false;
+	sroce_resp_recv_done(qp, pkt, qp->resp.rcv_off, IB_WC_RECV,
+			     IB_WC_SUCCESS);
+	qp->resp.msn++;
+	return 0;
+}
+
+static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = pkt->info;
+	struct sroce_mr *mr;
+	int ret;
+
+	if (info->pos & SROCE_POS_FIRST) {
+		ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
+				     pkt->f.reth.va, pkt->f.reth.len,
+				     IB_ACCESS_REMOTE_WRITE, &mr);
+		if (ret)
+			goto access;
+		sroce_mr_put(mr);
+		qp->resp.wr_va = pkt->f.reth.va;
+		qp->resp.wr_rkey = pkt->f.reth.rkey;
+		qp->resp.wr_left = pkt->f.reth.len;
+		qp->resp.wr_len = pkt->f.reth.len;
+		qp->resp.in_write = true;
+	}
+	if (pkt->pay_len > qp->resp.wr_left ||
+	    ((info->pos & SROCE_POS_LAST) &&
+	     pkt->pay_len != qp->resp.wr_left)) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
+				 IB_EVENT_QP_REQ_ERR);
+		return -EINVAL;
+	}
+	/* Before any byte moves: a retried last packet must find it again. */
+	if ((info->exts & SROCE_HAS(IMMDT)) && sroce_resp_need_rwqe(qp, pkt))
+		return -EAGAIN;
+	/* Checked again: the MR may have gone since the first packet. */
+	ret = sroce_mr_check(qp->sdev, qp->resp.wr_rkey, true, qp->pd,
+			     qp->resp.wr_va, pkt->pay_len,
+			     IB_ACCESS_REMOTE_WRITE, &mr);
+	if (ret)
+		goto access;
+	ret = sroce_dma_copy(mr, qp->resp.wr_va,
+			     (void *)(pkt->bth + pkt->pay_off), pkt->pay_len,
+			     SROCE_DMA_TO_MR);
+	sroce_mr_put(mr);
+	if (ret)
+		goto access;
+	qp->resp.wr_va += pkt->pay_len;
+	qp->resp.wr_left -= pkt->pay_len;
+	if (!(info->pos & SROCE_POS_LAST))
+		return 0;
+	qp->resp.in_write = false;
+	if (info->exts & SROCE_HAS(IMMDT))
+		sroce_resp_recv_done(qp, pkt, qp->resp.wr_len,
+				     IB_WC_RECV_RDMA_WITH_IMM, IB_WC_SUCCESS);
+	qp->resp.msn++;
+	return 0;
+access:
+	sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+			 IB_EVENT_QP_ACCESS_ERR);
+	return -EACCES;
+}
+
+static struct sroce_rd_res *sroce_resp_new_res(struct sroce_qp *qp)
+{
+	struct sroce_rd_res *res = &qp->resp.res[qp->resp.res_next];
+
+	qp->resp.res_next = (qp->resp.res_next + 1) % qp->resp.nres;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+struct sroce_read_fill {
+	struct sroce_mr *mr;
+	u64 va;
+};
+
+static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
+{
+	struct sroce_read_fill *rf = priv;
+
+	return sroce_dma_gather_crc(rf->mr, rf->va, dst, len, crc);
+}
+
+/*
+ * Send read responses from res->next_psn on. Returns true while some are
+ * left: then no other request may be taken (responses go in PSN order).
+ */
+static bool sroce_resp_read_run(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_rd_res *res = qp->resp.active;
+	struct sroce_fields f = {
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dqpn = qp->attr.dest_qp_num,
+	};
+	struct sroce_read_fill rf;
+	u32 idx, npsn, pay;
+	u64 off;
+	int ret;
+
+	if (!res)
+		return false;
+	npsn = sroce_psn_diff(res->last_psn, res->first_psn) + 1;
+	while (*budget > 0) {
+		idx = sroce_psn_diff(res->next_psn, res->first_psn);
+		off = (u64)idx * qp->mtu;
+		pay = min_t(u64, qp->mtu, res->len - off);
+		if (npsn == 1)
+			f.opcode = SROCE_OPCODE(RC, READ_RESP_ONLY);
+		else if (!idx)
+			f.opcode = SROCE_OPCODE(RC, READ_RESP_FIRST);
+		else if (idx == npsn - 1)
+			f.opcode = SROCE_OPCODE(RC, READ_RESP_LAST);
+		else
+			f.opcode = SROCE_OPCODE(RC, READ_RESP_MIDDLE);
+		f.psn = res->next_psn;
+		f.aeth.syndrome = SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID;
+		f.aeth.msn = res->msn & SROCE_PSN_MASK;
+
+		rf.va = res->va + off;
+		ret = sroce_mr_check(qp->sdev, res->rkey, true, qp->pd, rf.va,
+				     pay, IB_ACCESS_REMOTE_READ, &rf.mr);
+		if (!ret) {
+			ret = sroce_tx(qp, &f, pay, sroce_resp_read_fill, &rf);
+			sroce_mr_put(rf.mr);
+		}
+		if (ret) {
+			/* The MR went away under the read. */
+			qp->resp.active = NULL;
+			sroce_resp_fatal(qp, res->next_psn,
+					 SROCE_NAK_REM_ACCESS, 0,
+					 IB_EVENT_QP_ACCESS_ERR);
+			return false;
+		}
+		(*budget)--;
+		if (idx == npsn - 1) {
+			qp->resp.active = NULL;
+			return false;
+		}
+		res->next_psn = sroce_psn_add(res->next_psn, 1);
+	}
+	return true;
+}
+
+static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_rd_res *res;
+	struct sroce_mr *mr;
+	u32 npsn;
+	int ret;
+
+	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
+			     pkt->f.reth.va, pkt->f.reth.len,
+			     IB_ACCESS_REMOTE_READ, &mr);
+	if (ret) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+				 IB_EVENT_QP_ACCESS_ERR);
+		return ret;
+	}
+	sroce_mr_put(mr);
+	npsn = max_t(u32, 1, DIV_ROUND_UP_ULL((u64)pkt->f.reth.len, qp->mtu));
+	res = sroce_resp_new_res(qp);
+	res->valid = true;
+	res->first_psn = pkt->f.psn;
+	res->last_psn = sroce_psn_add(pkt->f.psn, npsn - 1);
+	res->va = pkt->f.reth.va;
+	res->rkey = pkt->f.reth.rkey;
+	res->len = pkt->f.reth.len;
+	res->next_psn = pkt->f.psn;
+	qp->resp.msn++;
+	res->msn = qp->resp.msn;
+	qp->resp.active = res;
+	/* The responses acknowledge everything before them. */
+	qp->resp.ack_pending = false;
+	qp->resp.psn = sroce_psn_add(pkt->f.psn, npsn);
+	return 1;
+}
+
+static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u64 va = pkt->f.atmeth.va, orig, val;
+	struct sroce_rd_res *res;
+	struct sroce_mr *mr;
+	int ret;
+
+	if (va & (sizeof(u64) - 1)) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
+				 IB_EVENT_QP_REQ_ERR);
+		return -EINVAL;
+	}
+	ret = sroce_mr_check(qp->sdev, pkt->f.atmeth.rkey, true, qp->pd, va,
+			     sizeof(u64), IB_ACCESS_REMOTE_ATOMIC, &mr);
+	if (ret) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+				 IB_EVENT_QP_ACCESS_ERR);
+		return ret;
+	}
+	/* One lock per device makes each atomic indivisible from the others. */
+	spin_lock_bh(&qp->sdev->atomic_lock);
+	ret = sroce_dma_copy(mr, va, &orig, sizeof(orig), SROCE_DMA_FROM_MR);
+	if (!ret) {
+		if (pkt->info->op == SROCE_OP_CMP_SWAP)
+			val = orig == pkt->f.atmeth.compare ?
+			      pkt->f.atmeth.swap_add : orig;
+		else
+			val = orig + pkt->f.atmeth.swap_add;
+		ret = sroce_dma_copy(mr, va, &val, sizeof(val),
+				     SROCE_DMA_TO_MR);
+	}
+	spin_unlock_bh(&qp->sdev->atomic_lock);
+	sroce_mr_put(mr);
+	if (ret) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+				 IB_EVENT_QP_ACCESS_ERR);
+		return ret;
+	}
+	res = sroce_resp_new_res(qp);
+	res->valid = true;
+	res->atomic = true;
+	res->first_psn = pkt->f.psn;
+	res->last_psn = pkt->f.psn;
+	res->orig = orig;
+	qp->resp.msn++;
+	res->msn = qp->resp.msn;
+	qp->resp.ack_pending = false;
+	sroce_tx_ack(qp, SROCE_OPCODE(RC, ATOMIC_ACK), pkt->f.psn,
+		     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, res->msn, orig);
+	return 0;
+}
+
+/* The request continues the message in progress, or starts a new one. */
+static bool sroce_resp_in_order(struct sroce_qp *qp,
+				const struct sroce_opcode_info *info)
+{
+	if (qp->resp.in_send)
+		return info->op == SROCE_OP_SEND &&
+		       !(info->pos & SROCE_POS_FIRST);
+	if (qp->resp.in_write)
+		return info->op == SROCE_OP_WRITE &&
+		       !(info->pos & SROCE_POS_FIRST);
+	return info->pos & SROCE_POS_FIRST;
+}
+
+static bool sroce_resp_allowed(struct sroce_qp *qp, u8 op)
+{
+	int acc = qp->attr.qp_access_flags;
+
+	switch (op) {
+	case SROCE_OP_WRITE:
+		return acc & IB_ACCESS_REMOTE_WRITE;
+	case SROCE_OP_READ_REQ:
+		return (acc & IB_ACCESS_REMOTE_READ) && qp->resp.nres;
+	case SROCE_OP_CMP_SWAP:
+	case SROCE_OP_FETCH_ADD:
+		return (acc & IB_ACCESS_REMOTE_ATOMIC) && qp->resp.nres;
+	default:
+		return true;
+	}
+}
+
+/* A request in sequence. Returns < 0 when it was refused. */
+static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = pkt->info;
+	int ret;
+
+	if (!sroce_resp_in_order(qp, info) ||
+	    !sroce_resp_allowed(qp, info->op)) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
+				 IB_WC_REM_INV_REQ_ERR, IB_EVENT_QP_REQ_ERR);
+		return -EINVAL;
+	}
+	switch (info->op) {
+	case SROCE_OP_SEND:
+		ret = sroce_resp_send(qp, pkt);
+		break;
+	case SROCE_OP_WRITE:
+		ret = sroce_resp_write(qp, pkt);
+		break;
+	case SROCE_OP_READ_REQ:
+		return sroce_resp_read(qp, pkt);
+	default:
+		ret = sroce_resp_atomic(qp, pkt);
+		if (!ret)
+			qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
+		return ret;
+	}
+	if (ret)
+		return ret;
+	qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
+	if (pkt->f.ackreq) {
+		qp->resp.ack_pending = true;
+		qp->resp.ack_psn = pkt->f.psn;
+	}
+	return 0;
+}
+
+/* A request seen before: its answer went missing. */
+static void sroce_resp_duplicate(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	bool read = pkt->info->op == SROCE_OP_READ_REQ;
+	u32 psn = pkt->f.psn, i;
+	struct sroce_rd_res *res;
+
+	sroce_count(qp->sdev, SROCE_CNT_RX_DUP_REQ, 1);
+	switch (pkt->info->op) {
+	case SROCE_OP_READ_REQ:
+	case SROCE_OP_CMP_SWAP:
+	case SROCE_OP_FETCH_ADD:
+		break;
+	default:
+		/* Everything up to the expected PSN has been done: say so. */
+		qp->resp.ack_pending = true;
+		qp->resp.ack_psn = sroce_psn_add(qp->resp.psn, SROCE_PSN_MASK);
+		return;
+	}
+	for (i = 0; i < qp->resp.nres; i++) {
+		res = &qp->resp.res[i];
+		if (!res->valid ||
+		    !sroce_psn_in_window(psn, res->first_psn,
+					 sroce_psn_diff(res->last_psn,
+							res->first_psn) + 1))
+			continue;
+		if (res->atomic == read)
+			return;
+		if (res->atomic) {
+			sroce_tx_ack(qp, SROCE_OPCODE(RC, ATOMIC_ACK), psn,
+				     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
+				     res->msn, res->orig);
+			return;
+		}
+		/* Read again from the PSN asked for, to the end. */
+		qp->resp.ack_pending = false;
+		res->next_psn = psn;
+		qp->resp.active = res;
+		return;
+	}
+}
+
+static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	enum sroce_parse_err perr;
+	struct sroce_pkt pkt;
+	s32 d;
+
+	perr = sroce_parse(skb->data, skb->len, qp->mtu, &pkt);
+	if ((perr != SROCE_PARSE_OK && perr != SROCE_PARSE_TOO_BIG &&
+	     perr != SROCE_PARSE_NOT_MTU) ||
+	    pkt.info->transport != SROCE_TR_RC) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
+		return;
+	}
+	if (!qp->resp.comm_est) {
+		qp->resp.comm_est = true;
+		if (sroce_qp_state(qp) == IB_QPS_RTR)
+			sroce_qp_event(qp, IB_EVENT_COMM_EST);
+	}
+	d = sroce_psn_diff(pkt.f.psn, qp->resp.psn);
+	if (d < 0) {
+		sroce_resp_duplicate(qp, &pkt);
+		return;
+	}
+	if (d > 0) {
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_SENT, 1);
+			sroce_resp_nak(qp, qp->resp.psn,
+				       SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ);
+		}
+		return;
+	}
+	if (perr != SROCE_PARSE_OK) {
+		/* A packet that does not fit the path MTU: malformed. */
+		sroce_resp_fatal(qp, pkt.f.psn, SROCE_NAK_INV_REQ,
+				 IB_WC_REM_INV_REQ_ERR, IB_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (sroce_resp_execute(qp, &pkt) >= 0)
+		qp->resp.nak_sent = false;
+}
+
+void sroce_resp_run(struct sroce_qp *qp, int *budget)
+{
+	struct sk_buff *skb;
+
+	while (*budget > 0 && !sroce_resp_read_run(qp, budget)) {
+		skb = skb_dequeue(&qp->req_fifo);
+		if (!skb)
+			break;
+		sroce_resp_packet(qp, skb);
+		kfree_skb(skb);
+		(*budget)--;
+		if (sroce_qp_state(qp) == IB_QPS_ERR)
+			break;
+	}
+	if (qp->resp.ack_pending && sroce_qp_state(qp) != IB_QPS_ERR) {
+		qp->resp.ack_pending = false;
+		sroce_tx_ack(qp, SROCE_OPCODE(RC, ACK), qp->resp.ack_psn,
+			     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
+			     qp->resp.msn, 0);
+	}
+}
+
+/* In ERR: the receive in progress and every posted one get WR_FLUSH_ERR. */
+void sroce_resp_flush(struct sroce_qp *qp)
+{
+	struct sroce_cqe cqe = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+	};
+
+	qp->resp.in_send = false;
+	qp->resp.in_write = false;
+	qp->resp.active = NULL;
+	qp->resp.ack_pending = false;
+	while (qp->resp.have_rwqe || sroce_resp_get_rwqe(qp)) {
+		cqe.wr_id = qp->resp.rwqe.wr_id;
+		qp->resp.have_rwqe = false;
+		if (sroce_qp_complete(qp, true, &cqe, false))
+			break;
+	}
+}
+
+/* Back to RESET: forget every message and every saved read or atomic. */
+void sroce_resp_reset(struct sroce_qp *qp)
+{
+	qp->resp.msn = 0;
+	qp->resp.nak_sent = false;
+	qp->resp.ack_pending = false;
+	qp->resp.in_send = false;
+	qp->resp.in_write = false;
+	qp->resp.have_rwqe = false;
+	qp->resp.active = NULL;
+	qp->resp.comm_est = false;
+	if (qp->resp.res)
+		memset(qp->resp.res, 0, qp->resp.nres * sizeof(*qp->resp.res));
+	qp->resp.res_next = 0;
+}

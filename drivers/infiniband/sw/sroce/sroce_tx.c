@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: transmit. Resolves a QP's address vector at RTR and turns one
+ * packet's headers and payload into an IP/UDP datagram.
+ *
+ * The IP and UDP headers are ours, not udp_tunnel_xmit_skb()'s: the ICRC
+ * covers the IPv4 identification field, so the header must be final
+ * before the payload is copied with the CRC fused into the copy. The
+ * packet then leaves through ip_local_out()/ip6_local_out() on a route
+ * looked up per packet, so address and route changes apply at once.
+ * Packets to an address of this host skip the stack and enter receive
+ * directly (sroce_rx_local()), as the wire would deliver them.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "sroce.h"
+#include "sroce_net.h"
+#include "sroce_qp.h"
+#include "proto/icrc.h"
+
+int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
+		     struct sroce_av *av)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sattr;
+	const union ib_gid *s, *d;
+	struct net_device *ndev;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah);
+	sattr = grh->sgid_attr;
+	if (!sattr || sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sattr);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		return PTR_ERR(ndev);
+	}
+	av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
+
+	s = &sattr->gid;
+	d = &grh->dgid;
+	av->ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)s->raw);
+	if (av->ipv6 == ipv6_addr_v4mapped((const struct in6_addr *)d->raw))
+		return -EINVAL;	/* one IPv4 and one IPv6 address */
+	if (av->ipv6) {
+		memcpy(&av->saddr.v6, s->raw, sizeof(av->saddr.v6));
+		memcpy(&av->daddr.v6, d->raw, sizeof(av->daddr.v6));
+	} else {
+		memcpy(&av->saddr.v4, s->raw + 12, sizeof(av->saddr.v4));
+		memcpy(&av->daddr.v4, d->raw + 12, sizeof(av->daddr.v4));
+	}
+	av->tclass = grh->traffic_class;
+	/* A hop limit of 0 would have every router drop the packet. */
+	av->hop_limit = grh->hop_limit ? grh->hop_limit : 64;
+	av->flow_label = grh->flow_label;
+	return 0;
+}
+
+static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
+			    const struct sroce_av *av, u32 len)
+{
+	struct iphdr *iph;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = av->tclass;
+	iph->tot_len = htons(len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->saddr.v4;
+	iph->daddr = av->daddr.v4;
+	iph->check = 0;
+	__ip_select_ident(net, iph, 1);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void sroce_build_ip6(struct sk_buff *skb, const struct sroce_av *av,
+			    u32 len)
+{
+	struct ipv6hdr *ip6h;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->tclass, htonl(av->flow_label));
+	ip6h->payload_len = htons(len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit;
+	ip6h->saddr = av->saddr.v6;
+	ip6h->daddr = av->daddr.v6;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+/*
+ * The route to the peer, and for an address of this host the netdev that
+ * has it (*local, RCU-protected: the caller holds rcu_read_lock()).
+ */
+static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
+				     struct net_device **local)
+{
+	const struct sroce_av *av = &qp->av;
+	struct sock *sk = sroce_net_sk(qp->sdev->sock, av->ipv6);
+	struct dst_entry *dst;
+
+	*local = NULL;
+	if (!av->ipv6) {
+		struct flowi4 fl4 = {
+			.flowi4_oif = av->ifindex,
+			.flowi4_proto = IPPROTO_UDP,
+			.daddr = av->daddr.v4,
+			.saddr = av->saddr.v4,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return ERR_CAST(rt);
+		if (rt->rt_type == RTN_LOCAL)
+			*local = __ip_dev_find(net, av->daddr.v4, false);
+		return &rt->dst;
+	}
+	if (!sk)
+		return ERR_PTR(-EAFNOSUPPORT);
+	{
+		struct flowi6 fl6 = {
+			.flowi6_oif = av->ifindex,
+			.flowi6_proto = IPPROTO_UDP,
+			.daddr = av->daddr.v6,
+			.saddr = av->saddr.v6,
+		};
+
+		dst = ip6_dst_lookup_flow(net, sk, &fl6, NULL);
+		if (IS_ERR(dst))
+			return dst;
+		if (((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL)
+			*local = ipv6_dev_find(net, &av->daddr.v6, NULL);
+		return dst;
+	}
+}
+
+/**
+ * sroce_tx - build and send one packet of a QP
+ * @qp: its av gives the addresses
+ * @f: the transport headers; the pad count is filled in here
+ * @paylen: payload bytes
+ * @fill: copies the payload to its first argument, updating the CRC
+ * @priv: for @fill
+ *
+ * Returns 0 when the packet left (or was dropped on the way, as the wire
+ * may drop it: the sender's timers recover), or what @fill returned.
+ */
+int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
+	     sroce_fill_fn fill, void *priv)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	const struct sroce_av *av = &qp->av;
+	struct net *net = dev_net(sdev->ndev);
+	u32 hlen, l3len, pad, len, crc;
+	struct net_device *local;
+	struct dst_entry *dst;
+	struct udphdr *udph;
+	struct sk_buff *skb;
+	u8 *bth, *p;
+	int ret = 0;
+
+	hlen = sroce_opcode(f->opcode)->length;
+	pad = sroce_pad(paylen);
+	f->pad = pad;
+	f->tver = SROCE_TVER;
+	l3len = av->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	len = l3len + sizeof(*udph) + hlen + paylen + pad + SROCE_ICRC_LEN;
+
+	rcu_read_lock();
+	dst = sroce_route(qp, net, &local);
+	if (IS_ERR(dst)) {
+		rcu_read_unlock();
+		sroce_count(sdev, SROCE_CNT_TX_DROP_ROUTE, 1);
+		return 0;
+	}
+	skb = alloc_skb(LL_RESERVED_SPACE(dst->dev) + len, GFP_ATOMIC);
+	if (!skb) {
+		dst_release(dst);
+		rcu_read_unlock();
+		sroce_count(sdev, SROCE_CNT_TX_DROP_NOMEM, 1);
+		return 0;
+	}
+	skb_reserve(skb, LL_RESERVED_SPACE(dst->dev) + l3len + sizeof(*udph));
+	bth = skb_put(skb, hlen);
+	sroce_hdrs_encode(bth, hlen, f);
+
+	udph = skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph->source = htons(av->sport);
+	udph->dest = htons(SROCE_UDP_DPORT);
+	udph->len = htons(len - l3len);
+	/* Zero: the ICRC protects the payload (Annex A17). */
+	udph->check = 0;
+	if (av->ipv6)
+		sroce_build_ip6(skb, av, len);
+	else
+		sroce_build_ip4(skb, net, av, len);
+
+	crc = sroce_icrc_begin(skb_network_header(skb), udph, bth);
+	crc = sroce_icrc_update(crc, bth + SROCE_BTH_LEN, hlen - SROCE_BTH_LEN);
+	if (paylen) {
+		ret = fill(skb_put(skb, paylen), paylen, &crc, priv);
+		if (ret) {
+			kfree_skb(skb);
+			dst_release(dst);
+			rcu_read_unlock();
+			return ret;
+		}
+	}
+	if (pad) {
+		p = skb_put_zero(skb, pad);
+		crc = sroce_icrc_update(crc, p, pad);
+	}
+	sroce_icrc_put(skb_put(skb, SROCE_ICRC_LEN), sroce_icrc_final(crc));
+	skb->ip_summed = CHECKSUM_NONE;
+	sroce_count(sdev, SROCE_CNT_TX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CNT_TX_BYTES, len - l3len - sizeof(*udph));
+
+	if (local) {
+		dst_release(dst);
+		sroce_rx_local(skb, local);
+		rcu_read_unlock();
+		return 0;
+	}
+	skb_dst_set(skb, dst);
+	if (av->ipv6)
+		ip6_local_out(net, sroce_net_sk(sdev->sock, true), skb);
+	else
+		ip_local_out(net, sroce_net_sk(sdev->sock, false), skb);
+	rcu_read_unlock();
+	return 0;
+}
+
+/* An ACK, NAK or atomic ACK (for @opcode SROCE_OPCODE(RC, ATOMIC_ACK)). */
+int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		 u32 msn, u64 orig)
+{
+	struct sroce_fields f = {
+		.opcode = opcode,
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = psn,
+	};
+
+	f.aeth.syndrome = syndrome;
+	f.aeth.msn = msn & SROCE_PSN_MASK;
+	f.atmack_orig = orig;
+	return sroce_tx(qp, &f, 0, NULL, NULL);
+}

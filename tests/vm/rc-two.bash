@@ -1,0 +1,95 @@
+# tests/vm/rc-two.bash - the RC data path between two VMs on a point-to-
+# point link, sourced by the *.two.sh suites (after lib.sh). Host 1 runs
+# driver $1, host 2 driver $2 (sroce or rxe), so one boot of two VMs
+# tests sroce against sroce or against the kernel's rdma_rxe. Each case
+# runs twice, host 1 serving first and host 2 second, so each side is
+# once server and once client; both hosts walk the same case list, the
+# server on its own port per case, the client retrying until it listens.
+#
+# rc_two_main DRV1 DRV2 [netem ARGS...]
+
+# retry TRIES CMD...: rerun CMD once a second until it succeeds.
+retry() {
+	local n=$1 i
+	shift
+	for i in $(seq "$n"); do
+		"$@" && return 0
+		[ "$i" = "$n" ] || sleep 1
+	done
+	return 1
+}
+
+rc_two_port=20000
+
+# rc_two_run SERVER_HOST DESC CMD...: CMD is the whole tool command line
+# without the peer address; the server runs it as is, the client adds the
+# peer's address and retries until the server listens.
+rc_two_run() {
+	local server=$1 desc=$2 port=$rc_two_port
+	shift 2
+	rc_two_port=$((rc_two_port + 1))
+	if [ "$SROCE_HOST" = "$server" ]; then
+		run_ok "$desc (server, $rc_two_me)" timeout 300 "$@" -p "$port"
+	else
+		run_ok "$desc (client, $rc_two_me)" \
+			retry 90 timeout 300 "$@" -p "$port" "$SROCE_PEER_IP4"
+	fi
+}
+
+# rc_two_both DESC CMD...: rc_two_run with host 1 serving, then host 2.
+rc_two_both() {
+	rc_two_run 1 "$@"
+	rc_two_run 2 "$@"
+}
+
+rc_two_main() {
+	local drv dev gid4 gid6 s m
+	drv=$1
+	[ "$SROCE_HOST" = 2 ] && drv=$2
+	shift 2
+	rc_two_me=$drv
+	dev=${drv}0
+
+	diag "host $SROCE_HOST runs $drv, peer $SROCE_PEER_IP4 / $SROCE_PEER_IP6"
+	# 4096-byte path MTUs need jumbo frames on the link.
+	run_ok "eth0 MTU 9000" ip link set eth0 mtu 9000
+	run_ok "modprobe $drv" modprobe "$([ "$drv" = rxe ] && echo rdma_rxe || echo "$drv")"
+	run_ok "rdma link add $dev" rdma link add "$dev" type "$drv" netdev eth0
+	gid4=$(gid_index "$dev" "$SROCE_IP4") || gid4=0
+	gid6=$(gid_index "$dev" "$SROCE_IP6") || gid6=0
+	diag "GID $gid4 for $SROCE_IP4, GID $gid6 for $SROCE_IP6"
+	run_ok "peer $SROCE_PEER_IP4 answers ping" retry 60 ping -c 1 -W 1 "$SROCE_PEER_IP4"
+	run_ok "peer $SROCE_PEER_IP6 answers ping" retry 10 ping -6 -c 1 -W 1 "$SROCE_PEER_IP6"
+	if [ "${1:-}" = netem ]; then
+		shift
+		# Both sides lose, duplicate and reorder: each side's
+		# retransmissions must satisfy the other's responder.
+		run_ok "tc netem $*" tc qdisc add dev eth0 root netem "$@"
+	fi
+
+	# ibv_rc_pingpong -c checks the data it receives.
+	for s in 1 1000 4096 65536 1048576; do
+		rc_two_both "ibv_rc_pingpong -c -s $s IPv4" \
+			ibv_rc_pingpong -d "$dev" -g "$gid4" -s "$s" -n 3 -c
+	done
+	for m in 256 512 1024 2048 4096; do
+		rc_two_both "ibv_rc_pingpong -c -m $m -s 10000 IPv4" \
+			ibv_rc_pingpong -d "$dev" -g "$gid4" -m "$m" -s 10000 -n 3 -c
+	done
+	rc_two_both "ibv_rc_pingpong -c -s 70000 IPv6" \
+		ibv_rc_pingpong -d "$dev" -g "$gid6" -s 70000 -n 3 -c
+
+	# perftest, small counts: TCG runs ~20x slower than metal.
+	rc_two_both "ib_send_bw 64 KiB" ib_send_bw -d "$dev" -x "$gid4" -s 65536 -n 50 -F
+	rc_two_both "ib_write_bw 64 KiB" ib_write_bw -d "$dev" -x "$gid4" -s 65536 -n 50 -F
+	rc_two_both "ib_read_bw 64 KiB" ib_read_bw -d "$dev" -x "$gid4" -s 65536 -n 50 -F
+	rc_two_both "ib_atomic_bw" ib_atomic_bw -d "$dev" -x "$gid4" -n 50 -F
+	rc_two_both "ib_send_lat 2 B" ib_send_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F
+	rc_two_both "ib_write_lat 2 B" ib_write_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F
+	rc_two_both "ib_read_lat 2 B" ib_read_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F
+	rc_two_both "ib_write_bw 64 KiB IPv6" ib_write_bw -d "$dev" -x "$gid6" -s 65536 -n 50 -F
+
+	[ "$drv" = sroce ] && rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
+	tc qdisc del dev eth0 root 2>/dev/null
+	run_ok "rdma link delete $dev" rdma link delete "$dev"
+}
