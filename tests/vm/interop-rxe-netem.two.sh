@@ -1,0 +1,18 @@
+#!/bin/bash
+# interop-rxe-netem.two.sh: interop-rxe.two.sh under 1% loss, 1%
+# duplication and reordering on both links: each side's retransmissions
+# must satisfy the other's responder (sroce on host 1, rdma_rxe on 2).
+#   scripts/vm-run.sh --two tests/vm/interop-rxe-netem.two.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/vm/rc-two.bash
+. "${SROCE_TESTS:-$(dirname "$0")}/rc-two.bash"
+
+rc_two_main sroce rxe netem delay 1ms reorder 95% 50% loss 1% duplicate 1%
+if [ "$SROCE_HOST" = 1 ]; then
+	run_ok "rmmod sroce" rmmod sroce
+else
+	run_ok "rmmod rdma_rxe" rmmod rdma_rxe
+fi
+done_testing

@@ -1,0 +1,15 @@
+#!/bin/bash
+# rc-sroce-netem.two.sh: rc-sroce.two.sh's cases with both VMs' links
+# losing 1%, duplicating 1% and reordering packets (tc netem): every
+# message still arrives intact (ibv_rc_pingpong -c checks the data) and
+# every perftest run completes, through sroce's go-back-N recovery.
+#   scripts/vm-run.sh --two tests/vm/rc-sroce-netem.two.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/vm/rc-two.bash
+. "${SROCE_TESTS:-$(dirname "$0")}/rc-two.bash"
+
+rc_two_main sroce sroce netem delay 1ms reorder 95% 50% loss 1% duplicate 1%
+run_ok "rmmod sroce" rmmod sroce
+done_testing
