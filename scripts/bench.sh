@@ -11,7 +11,10 @@ log=$top/build/bench.log
 
 "$top/scripts/vm-run.sh" --timeout 1800 --log "$log" "$top/tests/vm/bench-guest.sh" \
 	> /dev/null || true
-grep -a '^BENCH ' "$log" > "$top/build/bench.raw" || {
+# Goodput under loss: two VMs, netem on the link (the client is host 2).
+"$top/scripts/vm-run.sh" --two --timeout 1800 --log "$log.loss" \
+	"$top/tests/vm/bench-loss-guest.sh" > /dev/null || true
+cat "$log" "$log.loss.h2" 2>/dev/null | grep -a '^BENCH ' > "$top/build/bench.raw" || {
 	echo "bench: no results (see $log)" >&2
 	exit 1
 }

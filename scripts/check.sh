@@ -103,7 +103,7 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
 
 for t in tests/vm/*.sh; do
-	case $(basename "$t") in lib.sh|roce.sh|harness-selftest.sh|bench-guest.sh) continue ;; esac
+	case $(basename "$t") in lib.sh|roce.sh|harness-selftest.sh|bench-guest.sh|bench-loss-guest.sh) continue ;; esac
 	vm_suite "$t" "$k61" "$top/build/stage"
 done
 vm_suite tests/vm/lifecycle.sh "$k612" "$top/build/stage-$k612"

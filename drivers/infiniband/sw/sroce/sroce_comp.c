@@ -66,6 +66,16 @@ void sroce_comp_stop(struct sroce_qp *qp)
 	qp->comp.rnr_wait = false;
 }
 
+/* In ERR: nothing to wait for any more. May run in atomic context. */
+void sroce_comp_halt(struct sroce_qp *qp)
+{
+	del_timer(&qp->comp.ack_timer);
+	del_timer(&qp->comp.rnr_timer);
+	qp->comp.timeout = false;
+	qp->comp.rnr_fired = false;
+	qp->comp.rnr_wait = false;
+}
+
 static bool sroce_comp_outstanding(struct sroce_qp *qp)
 {
 	return qp->comp.psn != qp->req.psn;
@@ -100,30 +110,39 @@ static bool sroce_op_is_rd(u8 op)
 	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Complete, in order, every WQE that is done; publish the SQ's cons. */
+/*
+ * Complete, in order, every WQE that is done. The slot is handed back
+ * (cons) before the CQE is posted: a consumer that sees the completion may
+ * post again at once and must find the room for it.
+ */
 void sroce_comp_retire(struct sroce_qp *qp)
 {
 	struct sroce_cqe cqe;
 	struct sroce_swqe *s;
-	bool err = false;
+	bool err = false, post;
 
 	while (qp->comp.head != qp->req.cur) {
 		s = sroce_swqe(qp, qp->comp.head);
 		if (s->state != SROCE_SWQE_DONE)
 			break;
-		if (s->signaled || s->status != IB_WC_SUCCESS) {
+		post = s->signaled || s->status != IB_WC_SUCCESS;
+		if (post) {
 			memset(&cqe, 0, sizeof(cqe));
 			cqe.wr_id = s->h.wr_id;
 			cqe.status = s->status;
 			cqe.opcode = s->wc_opcode;
 			cqe.byte_len = s->length;
-			sroce_qp_complete(qp, false, &cqe, false);
 		}
 		err |= s->status != IB_WC_SUCCESS;
 		qp->comp.head++;
+		/* Release: the slot's WQE was copied long ago; it is free. */
+		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
+		if (post)
+			sroce_qp_complete(qp, false, &cqe, false);
 	}
-	/* The slots up to head are the provider's again. */
-	smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
+	/* Whatever the process wrote there, cons says what is free. */
+	if (READ_ONCE(qp->sq.ctrl->cons) != qp->comp.head)
+		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
 	if (err)
 		sroce_qp_error(qp, 0);
 }

@@ -154,6 +154,73 @@ int sroce_qp_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 	return ret;
 }
 
+/*
+ * One run of the engines, under run_lock. Returns true if they should run
+ * again: out of budget, or an engine moved the QP to ERR.
+ */
+static bool sroce_qp_engines(struct sroce_qp *qp)
+{
+	int budget = SROCE_BUDGET;
+	enum ib_qp_state state;
+
+	if (READ_ONCE(qp->dead))
+		return false;
+	state = sroce_qp_state(qp);
+	switch (state) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+		skb_queue_purge(&qp->req_fifo);
+		skb_queue_purge(&qp->resp_fifo);
+		return false;
+	case IB_QPS_ERR:
+		skb_queue_purge(&qp->req_fifo);
+		skb_queue_purge(&qp->resp_fifo);
+		sroce_comp_halt(qp);
+		sroce_req_flush(qp);
+		sroce_resp_flush(qp);
+		return false;
+	default:
+		break;
+	}
+	sroce_comp_run(qp, &budget);
+	sroce_resp_run(qp, &budget);
+	if (state != IB_QPS_RTR)
+		sroce_req_run(qp, &budget);
+	return budget <= 0 || sroce_qp_state(qp) != state;
+}
+
+static void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	bool again;
+
+	spin_lock_bh(&qp->run_lock);
+	again = sroce_qp_engines(qp);
+	spin_unlock_bh(&qp->run_lock);
+	if (again)
+		sroce_qp_kick(qp);
+}
+
+/*
+ * Run the engines here and now if nobody is running them, as a NIC would,
+ * without a scheduling delay; else leave it to the work item. Process or
+ * softirq context only (the engines take BH locks).
+ */
+void sroce_qp_run(struct sroce_qp *qp)
+{
+	bool again;
+
+	if (!spin_trylock_bh(&qp->run_lock)) {
+		/* The runner may be past its last look at what we added. */
+		sroce_qp_kick(qp);
+		return;
+	}
+	again = sroce_qp_engines(qp);
+	spin_unlock_bh(&qp->run_lock);
+	if (again)
+		sroce_qp_kick(qp);
+}
+
 /* Receive hands a packet over; called with a reference on qp. */
 void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request)
 {
@@ -168,45 +235,16 @@ void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request)
 	sroce_qp_kick(qp);
 }
 
-static void sroce_qp_work(struct work_struct *work)
-{
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
-	int budget = SROCE_BUDGET;
-	enum ib_qp_state state;
-
-	if (READ_ONCE(qp->dead))
-		return;
-	state = sroce_qp_state(qp);
-	switch (state) {
-	case IB_QPS_RESET:
-	case IB_QPS_INIT:
-		skb_queue_purge(&qp->req_fifo);
-		skb_queue_purge(&qp->resp_fifo);
-		return;
-	case IB_QPS_ERR:
-		skb_queue_purge(&qp->req_fifo);
-		skb_queue_purge(&qp->resp_fifo);
-		sroce_comp_stop(qp);
-		sroce_req_flush(qp);
-		sroce_resp_flush(qp);
-		return;
-	default:
-		break;
-	}
-	sroce_comp_run(qp, &budget);
-	sroce_resp_run(qp, &budget);
-	if (state != IB_QPS_RTR)
-		sroce_req_run(qp, &budget);
-	/* Out of budget, or an engine moved the QP to ERR: go again. */
-	if (budget <= 0 || sroce_qp_state(qp) != state)
-		sroce_qp_kick(qp);
-}
-
-/* Stop the engines: no work runs and no timer fires after this. */
+/*
+ * Stop the engines (dead is set): no run is under way and no timer fires
+ * after this.
+ */
 static void sroce_qp_quiesce(struct sroce_qp *qp)
 {
-	/* A work run that started before dead was set may arm timers. */
+	/* A run that started before dead was set may arm timers. */
 	cancel_work_sync(&qp->work);
+	spin_lock_bh(&qp->run_lock);
+	spin_unlock_bh(&qp->run_lock);
 	sroce_comp_stop(qp);
 	cancel_work_sync(&qp->work);
 }
@@ -339,6 +377,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->run_lock);
 	skb_queue_head_init(&qp->req_fifo);
 	skb_queue_head_init(&qp->resp_fifo);
 	INIT_WORK(&qp->work, sroce_qp_work);
@@ -739,7 +778,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_qp_kick(qp);
+		sroce_qp_run(qp);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);

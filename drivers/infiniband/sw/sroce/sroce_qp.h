@@ -121,6 +121,11 @@ struct sroce_qp {
 	bool dead;		/* destroy has begun: engines stop */
 
 	struct work_struct work;
+	/*
+	 * Held while the engines run, by the work item or by a caller that
+	 * runs them at once (receive, the doorbell) to save a wake-up.
+	 */
+	spinlock_t run_lock;
 	struct sk_buff_head req_fifo;	/* requests, for the responder */
 	struct sk_buff_head resp_fifo;	/* responses, for the completer */
 
@@ -144,6 +149,7 @@ struct sroce_qp {
 		u32 psn;	/* next PSN to send */
 		u32 top_psn;	/* one past the highest PSN ever sent */
 		bool idle;	/* SROCE_SQ_IDLE is set in the ring */
+		bool failed;	/* a WQE failed locally: send nothing more */
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
 	} req;
 
@@ -219,6 +225,7 @@ void sroce_qp_table_destroy(struct sroce_dev *sdev);
 struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
+void sroce_qp_run(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type ev);
 int sroce_qp_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
@@ -245,6 +252,7 @@ bool sroce_req_pending(struct sroce_qp *qp);
 void sroce_comp_run(struct sroce_qp *qp, int *budget);
 void sroce_comp_init(struct sroce_qp *qp);
 void sroce_comp_stop(struct sroce_qp *qp);
+void sroce_comp_halt(struct sroce_qp *qp);
 void sroce_comp_arm(struct sroce_qp *qp);
 void sroce_comp_retire(struct sroce_qp *qp);
 

@@ -97,18 +97,27 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * Is there a WQE not yet copied? A producer index more than a ring ahead
+ * of the oldest WQE not completed is a lie: the ring counts as empty.
+ */
+static bool sroce_req_ring_has_work(struct sroce_qp *qp)
+{
+	/* Acquire: the WQEs up to prod are written. */
+	u32 prod = smp_load_acquire(&qp->sq.ctrl->prod);
+
+	return prod != qp->req.fetched &&
+	       prod - qp->comp.head <= sroce_queue_entries(&qp->sq);
+}
+
 /* Copy the next WQE out of the ring, then check it. False: ring empty. */
 static bool sroce_req_fetch(struct sroce_qp *qp)
 {
 	const struct sroce_send_wqe *w;
 	struct sroce_swqe *s;
-	u32 prod, n;
+	u32 n;
 
-	/* Acquire: the WQEs up to prod are written. */
-	prod = smp_load_acquire(&qp->sq.ctrl->prod);
-	/* A producer index more than a ring ahead is a lie; ignore it. */
-	if (prod == qp->req.fetched ||
-	    prod - qp->comp.head > sroce_queue_entries(&qp->sq))
+	if (!sroce_req_ring_has_work(qp))
 		return false;
 	w = sroce_queue_slot(&qp->sq, qp->req.fetched);
 	s = sroce_swqe(qp, qp->req.fetched);
@@ -165,8 +174,7 @@ static bool sroce_req_go_idle(struct sroce_qp *qp)
 	sroce_req_set_idle(qp, true);
 	/* Pairs with the provider's between publishing prod and the flag. */
 	smp_mb();
-	/* Acquire: as in sroce_req_fetch(). */
-	if (smp_load_acquire(&qp->sq.ctrl->prod) == qp->req.fetched)
+	if (!sroce_req_ring_has_work(qp))
 		return true;
 	sroce_req_set_idle(qp, false);
 	return false;
@@ -348,7 +356,8 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 
 	if (qp->req.idle)
 		sroce_req_set_idle(qp, false);
-	while (*budget > 0 && !qp->comp.rnr_wait) {
+	/* A WQE failed here: nothing more goes out until ERR flushes it all. */
+	while (*budget > 0 && !qp->comp.rnr_wait && !qp->req.failed) {
 		if (qp->req.cur == qp->req.fetched) {
 			if (state == IB_QPS_SQD)
 				break;
@@ -360,9 +369,8 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		}
 		s = sroce_swqe(qp, qp->req.cur);
 		if (s->state == SROCE_SWQE_DONE) {
-			/* A bad WQE ends the QP when it retires. */
-			if (s->status != IB_WC_SUCCESS)
-				break;
+			/* A bad WQE ends the QP when it retires, in order. */
+			qp->req.failed = s->status != IB_WC_SUCCESS;
 			qp->req.cur++;
 			continue;
 		}
@@ -391,7 +399,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		if (ret) {
 			s->status = IB_WC_LOC_PROT_ERR;
 			s->state = SROCE_SWQE_DONE;
-			break;
+			continue;
 		}
 		sroce_comp_arm(qp);
 		if (s->state == SROCE_SWQE_SENT) {

@@ -1,0 +1,32 @@
+#!/bin/bash
+# ring-scribble.sh: a process that writes garbage into its own QPs' shared
+# SQ and RQ rings (ring_scribble) gets error completions or QPs in ERR,
+# never a hang or an oops, and the device works afterwards.
+#   scripts/vm-run.sh tests/vm/ring-scribble.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+dev=sroce0
+ND=${SROCE_NETDEV:-eth0}
+bad='BUG:|WARNING:|Oops|general protection'
+
+# Only what the kernel logs from here on counts.
+log0=$(dmesg | wc -l)
+
+run_ok "modprobe sroce" modprobe sroce
+run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
+gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
+ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
+
+timeout 300 /usr/libexec/sroce/ring_scribble "$dev" "${gid:-0}" 2>&1
+st=$?
+ok "$((st == 0))" "ring_scribble on $dev (exit $st)"
+
+oops=$(dmesg | tail -n +"$((log0 + 1))" | grep -E "$bad")
+ok "$([ -z "$oops" ] && echo 1 || echo 0)" "no BUG, WARNING, Oops or general protection fault in the kernel log"
+[ -z "$oops" ] || diag "$(printf '%s\n' "$oops" | head -n 20)"
+
+run_ok "rdma link delete $dev" rdma link delete "$dev"
+run_ok "rmmod sroce" rmmod sroce
+done_testing
