@@ -141,8 +141,10 @@ void sroce_comp_retire(struct sroce_qp *qp)
 			sroce_qp_complete(qp, false, &cqe, false);
 	}
 	/* Whatever the process wrote there, cons says what is free. */
-	if (READ_ONCE(qp->sq.ctrl->cons) != qp->comp.head)
+	if (READ_ONCE(qp->sq.ctrl->cons) != qp->comp.head) {
+		/* Release, as above. */
 		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
+	}
 	if (err)
 		sroce_qp_error(qp, 0);
 }
