@@ -255,6 +255,9 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	if ((syn & SROCE_AETH_VALUE_MASK) == SROCE_NAK_PSN_SEQ) {
 		sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_RCVD, 1);
+		/* The RNR wait resends from there anyway. */
+		if (qp->comp.rnr_wait)
+			return;
 		if (qp->comp.psn == old && !qp->comp.retry) {
 			sroce_comp_done(qp, s, IB_WC_RETRY_EXC_ERR);
 			return;
@@ -379,14 +382,15 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 			sroce_comp_arm(qp);
 		}
 	}
-	if (READ_ONCE(qp->comp.timeout)) {
-		WRITE_ONCE(qp->comp.timeout, false);
-		sroce_comp_timeout(qp);
-	}
+	/* Answers that arrived count before the timer that fired. */
 	while (*budget > 0 && (skb = skb_dequeue(&qp->resp_fifo))) {
 		sroce_comp_packet(qp, skb);
 		kfree_skb(skb);
 		(*budget)--;
+	}
+	if (READ_ONCE(qp->comp.timeout)) {
+		WRITE_ONCE(qp->comp.timeout, false);
+		sroce_comp_timeout(qp);
 	}
 	sroce_comp_retire(qp);
 }

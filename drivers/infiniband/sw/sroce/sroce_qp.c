@@ -4,10 +4,13 @@
  * posting for kernel consumers (and the doorbell for userspace), lookup
  * by QPN for receive, and the work item that runs the engines.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_cache.h>
+#include <net/ipv6.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
@@ -95,8 +98,6 @@ static void sroce_qp_publish_state(struct sroce_qp *qp,
 		rq_set |= SROCE_RQ_NOT_READY;
 	sroce_ring_flags(&qp->sq, &qp->sq_lock, sq_set,
 			 SROCE_SQ_NOT_READY & ~sq_set);
-	if (state == IB_QPS_ERR)
-		qp->req.idle = true;
 	sroce_ring_flags(&qp->rq, &qp->rq_lock, rq_set,
 			 (SROCE_RQ_FLUSH | SROCE_RQ_NOT_READY) & ~rq_set);
 }
@@ -184,7 +185,8 @@ static bool sroce_qp_engines(struct sroce_qp *qp)
 	}
 	sroce_comp_run(qp, &budget);
 	sroce_resp_run(qp, &budget);
-	if (state != IB_QPS_RTR)
+	/* A QP the completer or responder ended sends nothing more. */
+	if (state != IB_QPS_RTR && sroce_qp_state(qp) == state)
 		sroce_req_run(qp, &budget);
 	return budget <= 0 || sroce_qp_state(qp) != state;
 }
@@ -221,11 +223,35 @@ void sroce_qp_run(struct sroce_qp *qp)
 		sroce_qp_kick(qp);
 }
 
+/* Connected QPs take packets from their peer's address only. */
+static bool sroce_qp_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_av *av = &qp->av;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return !av->ipv6 && ip_hdr(skb)->saddr == av->daddr.v4;
+	return av->ipv6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6);
+}
+
 /* Receive hands a packet over; called with a reference on qp. */
 void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request)
 {
 	struct sk_buff_head *fifo = request ? &qp->req_fifo : &qp->resp_fifo;
+	enum ib_qp_state state = sroce_qp_state(qp);
 
+	/* Nothing of a connection that was, nor for one not yet made. */
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_ERR) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_STATE, 1);
+		kfree_skb(skb);
+		return;
+	}
+	if (!sroce_qp_from_peer(qp, skb)) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
+		kfree_skb(skb);
+		return;
+	}
 	if (skb_queue_len(fifo) >= SROCE_RX_FIFO_LEN) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_FIFO, 1);
 		kfree_skb(skb);
@@ -522,23 +548,6 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	WRITE_ONCE(qp->dead, false);
 }
 
-static int sroce_qp_set_rd_res(struct sroce_qp *qp, u32 n)
-{
-	struct sroce_rd_res *res = NULL;
-
-	if (n) {
-		res = kcalloc(n, sizeof(*res), GFP_KERNEL);
-		if (!res)
-			return -ENOMEM;
-	}
-	kfree(qp->resp.res);
-	qp->resp.active = NULL;
-	qp->resp.res = res;
-	qp->resp.nres = n;
-	qp->resp.res_next = 0;
-	return 0;
-}
-
 static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			   int mask, const struct sroce_av *av)
 {
@@ -583,7 +592,6 @@ static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
 		qp->req.psn = a->sq_psn;
-		qp->req.top_psn = a->sq_psn;
 		qp->comp.psn = a->sq_psn;
 	}
 	if (mask & IB_QP_DEST_QPN)
@@ -601,9 +609,25 @@ static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		qp->sqd_notify = attr->en_sqd_async_notify;
 }
 
+/* The responder's read/atomic resources change hands under run_lock. */
+static struct sroce_rd_res *sroce_qp_swap_rd_res(struct sroce_qp *qp,
+						 struct sroce_rd_res *res,
+						 u32 n)
+{
+	struct sroce_rd_res *old = qp->resp.res;
+
+	qp->resp.active = NULL;
+	qp->resp.res = res;
+	qp->resp.nres = n;
+	qp->resp.res_next = 0;
+	qp->attr.max_dest_rd_atomic = n;
+	return old;
+}
+
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
+	struct sroce_rd_res *res = NULL;
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state cur, new;
 	struct sroce_av av = {};
@@ -617,10 +641,12 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			return ret;
 	}
 	mutex_lock(&qp->modify_lock);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
-					 sroce_qp_state(qp);
-	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	cur = sroce_qp_state(qp);
 	ret = -EINVAL;
+	/* A consumer's idea of the current state must be the QP's own. */
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		goto out;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, new, IB_QPT_RC, mask))
 		goto out;
 	ret = sroce_qp_check_attr(qp, attr, mask);
@@ -631,18 +657,33 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (ret)
 			goto out;
 	}
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
-		ret = sroce_qp_set_rd_res(qp, attr->max_dest_rd_atomic);
-		if (ret)
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic) {
+		res = kcalloc(attr->max_dest_rd_atomic, sizeof(*res),
+			      GFP_KERNEL);
+		ret = -ENOMEM;
+		if (!res)
 			goto out;
-		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 
 	if (new == IB_QPS_RESET && cur != IB_QPS_RESET) {
 		sroce_qp_set_state(qp, IB_QPS_RESET);
 		WRITE_ONCE(qp->dead, true);
 		sroce_qp_reset(qp);
+		cur = IB_QPS_RESET;
 	}
+	/*
+	 * The engines own most of what changes here: keep them out, and
+	 * refuse if one of them took the QP to ERR meanwhile.
+	 */
+	spin_lock_bh(&qp->run_lock);
+	if (sroce_qp_state(qp) != cur) {
+		spin_unlock_bh(&qp->run_lock);
+		kfree(res);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		res = sroce_qp_swap_rd_res(qp, res, attr->max_dest_rd_atomic);
 	sroce_qp_apply(qp, attr, mask, &av);
 	if (new == IB_QPS_ERR) {
 		sroce_qp_error(qp, 0);
@@ -650,8 +691,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (new == IB_QPS_SQD)
 			qp->req.drained_sent = false;
 		sroce_qp_set_state(qp, new);
-		sroce_qp_kick(qp);
 	}
+	spin_unlock_bh(&qp->run_lock);
+	/* What was swapped out above, or nothing. */
+	kfree(res);
+	sroce_qp_kick(qp);
 	ret = 0;
 out:
 	mutex_unlock(&qp->modify_lock);

@@ -36,8 +36,9 @@
 #define SROCE_MAX_INFLIGHT	1024
 /* Packets an engine handles per run before the others get a turn. */
 #define SROCE_BUDGET		64
-/* Largest message: the IBTA's 2^31 bytes. */
+/* Largest message: the IBTA's 2^31 bytes, and at most this many PSNs. */
 #define SROCE_MAX_MSG		BIT(31)
+#define SROCE_MAX_MSG_PSNS	BIT(22)
 
 /* Where packets go and how they are addressed, fixed at RTR. */
 struct sroce_av {
@@ -147,7 +148,6 @@ struct sroce_qp {
 		u32 cur;	/* ring index: next WQE to transmit */
 		u64 off;	/* bytes of cur already sent */
 		u32 psn;	/* next PSN to send */
-		u32 top_psn;	/* one past the highest PSN ever sent */
 		bool idle;	/* SROCE_SQ_IDLE is set in the ring */
 		bool failed;	/* a WQE failed locally: send nothing more */
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */

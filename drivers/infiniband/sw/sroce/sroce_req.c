@@ -90,6 +90,9 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 	}
 	if (len > SROCE_MAX_MSG)
 		return IB_WC_LOC_LEN_ERR;
+	/* PSN order holds over half the 24-bit space; keep well inside. */
+	if (div_u64(len, qp->mtu) >= SROCE_MAX_MSG_PSNS)
+		return IB_WC_LOC_LEN_ERR;
 	if (sroce_op_is_atomic(h->opcode) &&
 	    (h->num_sge != 1 || s->sge[0].length < sizeof(u64)))
 		return IB_WC_LOC_LEN_ERR;
@@ -105,9 +108,11 @@ static bool sroce_req_ring_has_work(struct sroce_qp *qp)
 {
 	/* Acquire: the WQEs up to prod are written. */
 	u32 prod = smp_load_acquire(&qp->sq.ctrl->prod);
+	u32 ahead = prod - qp->comp.head;
 
-	return prod != qp->req.fetched &&
-	       prod - qp->comp.head <= sroce_queue_entries(&qp->sq);
+	/* Nor can prod go back behind what was already taken. */
+	return ahead <= sroce_queue_entries(&qp->sq) &&
+	       ahead > qp->req.fetched - qp->comp.head;
 }
 
 /* Copy the next WQE out of the ring, then check it. False: ring empty. */
@@ -336,6 +341,13 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
 	bool rd = sroce_op_is_rd(s->h.opcode);
 
+	/*
+	 * REG_MR and LOCAL_INV wait until everything before them completed:
+	 * a resend of an earlier WQE may still read the memory they change.
+	 */
+	if (s->h.opcode == IB_WR_REG_MR || s->h.opcode == IB_WR_LOCAL_INV)
+		return qp->comp.head == qp->req.cur;
+
 	if ((s->h.send_flags & IB_SEND_FENCE) || rd) {
 		u32 n = sroce_req_rd_inflight(qp);
 
@@ -356,10 +368,14 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 
 	if (qp->req.idle)
 		sroce_req_set_idle(qp, false);
-	/* A WQE failed here: nothing more goes out until ERR flushes it all. */
-	while (*budget > 0 && !qp->comp.rnr_wait && !qp->req.failed) {
+	while (*budget > 0 && !qp->comp.rnr_wait &&
+	       sroce_qp_state(qp) == state) {
 		if (qp->req.cur == qp->req.fetched) {
-			if (state == IB_QPS_SQD)
+			/*
+			 * After a WQE failed, nothing new starts; what was
+			 * sent before it may still need resending.
+			 */
+			if (state == IB_QPS_SQD || qp->req.failed)
 				break;
 			if (sroce_req_fetch(qp))
 				continue;
@@ -370,12 +386,13 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		s = sroce_swqe(qp, qp->req.cur);
 		if (s->state == SROCE_SWQE_DONE) {
 			/* A bad WQE ends the QP when it retires, in order. */
-			qp->req.failed = s->status != IB_WC_SUCCESS;
+			qp->req.failed |= s->status != IB_WC_SUCCESS;
 			qp->req.cur++;
 			continue;
 		}
 		if (s->state == SROCE_SWQE_NEW) {
-			if (state == IB_QPS_SQD || !sroce_req_may_start(qp, s))
+			if (state == IB_QPS_SQD || qp->req.failed ||
+			    !sroce_req_may_start(qp, s))
 				break;
 			if (s->h.opcode == IB_WR_REG_MR ||
 			    s->h.opcode == IB_WR_LOCAL_INV) {
@@ -456,16 +473,27 @@ void sroce_req_flush(struct sroce_qp *qp)
 	struct sroce_swqe *s;
 	u32 i;
 
-	while (sroce_req_fetch(qp))
-		;
-	for (i = qp->comp.head; i != qp->req.fetched; i++) {
-		s = sroce_swqe(qp, i);
-		if (s->state != SROCE_SWQE_DONE) {
-			s->status = IB_WC_WR_FLUSH_ERR;
-			s->state = SROCE_SWQE_DONE;
+	u32 n;
+
+	/*
+	 * Twice at most: WQEs posted meanwhile are either seen on the second
+	 * pass, or the provider sees the SQ idle and rings for another run.
+	 */
+	for (n = 0; n < 2; n++) {
+		while (sroce_req_fetch(qp))
+			;
+		for (i = qp->comp.head; i != qp->req.fetched; i++) {
+			s = sroce_swqe(qp, i);
+			if (s->state != SROCE_SWQE_DONE) {
+				s->status = IB_WC_WR_FLUSH_ERR;
+				s->state = SROCE_SWQE_DONE;
+			}
 		}
+		qp->req.cur = qp->req.fetched;
+		qp->req.off = 0;
+		sroce_comp_retire(qp);
+		if (sroce_req_go_idle(qp))
+			return;
 	}
-	qp->req.cur = qp->req.fetched;
-	qp->req.off = 0;
-	sroce_comp_retire(qp);
+	sroce_qp_kick(qp);
 }

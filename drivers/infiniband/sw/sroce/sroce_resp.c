@@ -93,6 +93,8 @@ static int sroce_resp_need_rwqe(struct sroce_qp *qp,
 {
 	if (!sroce_resp_get_rwqe(qp)) {
 		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
+		/* The packets behind it get no sequence NAK of their own. */
+		qp->resp.nak_sent = true;
 		sroce_resp_nak(qp, pkt->f.psn, SROCE_AETH_RNR_NAK |
 			       (READ_ONCE(qp->attr.min_rnr_timer) & 31));
 		return -EAGAIN;
@@ -291,6 +293,14 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	struct sroce_mr *mr;
 	u32 npsn;
 	int ret;
+
+	/* Beyond the IBTA's largest message, PSNs would lose their order. */
+	if (pkt->f.reth.len > SROCE_MAX_MSG ||
+	    pkt->f.reth.len / qp->mtu >= SROCE_MAX_MSG_PSNS) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
+				 IB_EVENT_QP_REQ_ERR);
+		return -EINVAL;
+	}
 
 	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
 			     pkt->f.reth.va, pkt->f.reth.len,
@@ -553,15 +563,22 @@ void sroce_resp_flush(struct sroce_qp *qp)
 		.opcode = IB_WC_RECV,
 	};
 
+	u32 n = sroce_queue_entries(&qp->rq);
+
 	qp->resp.in_send = false;
 	qp->resp.in_write = false;
 	qp->resp.active = NULL;
 	qp->resp.ack_pending = false;
+	/* A ring's worth per run: the process may keep posting. */
 	while (qp->resp.have_rwqe || sroce_resp_get_rwqe(qp)) {
 		cqe.wr_id = qp->resp.rwqe.wr_id;
 		qp->resp.have_rwqe = false;
 		if (sroce_qp_complete(qp, true, &cqe, false))
 			break;
+		if (!--n) {
+			sroce_qp_kick(qp);
+			break;
+		}
 	}
 }
 

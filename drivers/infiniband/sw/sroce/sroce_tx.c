@@ -67,7 +67,7 @@ int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
 	av->tclass = grh->traffic_class;
 	/* A hop limit of 0 would have every router drop the packet. */
 	av->hop_limit = grh->hop_limit ? grh->hop_limit : 64;
-	av->flow_label = grh->flow_label;
+	av->flow_label = grh->flow_label & SROCE_FLOW_LABEL_MASK;
 	return 0;
 }
 
