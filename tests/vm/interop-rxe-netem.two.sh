@@ -1,7 +1,10 @@
 #!/bin/bash
-# interop-rxe-netem.two.sh: interop-rxe.two.sh under 1% loss, 1%
-# duplication and reordering on both links: each side's retransmissions
-# must satisfy the other's responder (sroce on host 1, rdma_rxe on 2).
+# interop-rxe-netem.two.sh: interop-rxe.two.sh under 1% loss on both
+# links: each side's retransmissions must satisfy the other's responder
+# (sroce on host 1, rdma_rxe on 2). Loss only: with duplication and
+# reordering too, rdma_rxe (6.1) now and then stalls a connection on its
+# own side (see Documentation/rxe-differences.rst); sroce against sroce
+# runs with all three (rc-sroce-netem.two.sh).
 #   scripts/vm-run.sh --two tests/vm/interop-rxe-netem.two.sh
 set -u
 # shellcheck source=tests/vm/lib.sh
@@ -9,7 +12,7 @@ set -u
 # shellcheck source=tests/vm/rc-two.bash
 . "${SROCE_TESTS:-$(dirname "$0")}/rc-two.bash"
 
-rc_two_main sroce rxe netem delay 1ms reorder 95% 50% loss 1% duplicate 1%
+rc_two_main sroce rxe netem loss 1%
 if [ "$SROCE_HOST" = 1 ]; then
 	run_ok "rmmod sroce" rmmod sroce
 else

@@ -19,6 +19,22 @@ retry() {
 	return 1
 }
 
+# connect_retry CMD...: run a client until its server listens; any other
+# failure ends it at once, with its output.
+connect_retry() {
+	local i out
+	for i in $(seq 90); do
+		out=$("$@" 2>&1) && { echo "$out"; return 0; }
+		if ! grep -q "Couldn't connect\|Unable to init the socket" <<< "$out"; then
+			echo "$out"
+			return 1
+		fi
+		sleep 1
+	done
+	echo "$out"
+	return 1
+}
+
 rc_two_port=20000
 
 # rc_two_run SERVER_HOST DESC CMD...: CMD is the whole tool command line
@@ -29,10 +45,10 @@ rc_two_run() {
 	shift 2
 	rc_two_port=$((rc_two_port + 1))
 	if [ "$SROCE_HOST" = "$server" ]; then
-		run_ok "$desc (server, $rc_two_me)" timeout 300 "$@" -p "$port"
+		run_ok "$desc (server, $rc_two_me)" timeout 150 "$@" -p "$port"
 	else
 		run_ok "$desc (client, $rc_two_me)" \
-			retry 90 timeout 300 "$@" -p "$port" "$SROCE_PEER_IP4"
+			connect_retry timeout 120 "$@" -p "$port" "$SROCE_PEER_IP4"
 	fi
 }
 
@@ -89,7 +105,7 @@ rc_two_main() {
 	rc_two_both "ib_read_lat 2 B" ib_read_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F
 	rc_two_both "ib_write_bw 64 KiB IPv6" ib_write_bw -d "$dev" -x "$gid6" -s 65536 -n 50 -F
 
-	[ "$drv" = sroce ] && rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
+	rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 	tc qdisc del dev eth0 root 2>/dev/null
 	run_ok "rdma link delete $dev" rdma link delete "$dev"
 }

@@ -57,23 +57,32 @@ void sroce_comp_init(struct sroce_qp *qp)
 	timer_setup(&qp->comp.rnr_timer, sroce_rnr_timer_fn, 0);
 }
 
-void sroce_comp_stop(struct sroce_qp *qp)
+/*
+ * In ERR: nothing to wait for any more. May run in atomic context; with
+ * @sync (process context), no timer callback is running on return.
+ */
+static void sroce_comp_timers_off(struct sroce_qp *qp, bool sync)
 {
-	del_timer_sync(&qp->comp.ack_timer);
-	del_timer_sync(&qp->comp.rnr_timer);
+	if (sync) {
+		del_timer_sync(&qp->comp.ack_timer);
+		del_timer_sync(&qp->comp.rnr_timer);
+	} else {
+		del_timer(&qp->comp.ack_timer);
+		del_timer(&qp->comp.rnr_timer);
+	}
 	qp->comp.timeout = false;
 	qp->comp.rnr_fired = false;
 	qp->comp.rnr_wait = false;
 }
 
-/* In ERR: nothing to wait for any more. May run in atomic context. */
+void sroce_comp_stop(struct sroce_qp *qp)
+{
+	sroce_comp_timers_off(qp, true);
+}
+
 void sroce_comp_halt(struct sroce_qp *qp)
 {
-	del_timer(&qp->comp.ack_timer);
-	del_timer(&qp->comp.rnr_timer);
-	qp->comp.timeout = false;
-	qp->comp.rnr_fired = false;
-	qp->comp.rnr_wait = false;
+	sroce_comp_timers_off(qp, false);
 }
 
 static bool sroce_comp_outstanding(struct sroce_qp *qp)
