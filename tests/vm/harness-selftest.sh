@@ -17,18 +17,6 @@ port=18515
 xport=18516
 
 
-# retry TRIES CMD...: rerun CMD once a second until it succeeds; the peer's
-# server may not be listening yet.
-retry() {
-	local n=$1 i
-	shift
-	for i in $(seq "$n"); do
-		"$@" && return 0
-		[ "$i" = "$n" ] || sleep 1
-	done
-	return 1
-}
-
 two=0
 : "${SROCE_PEER_IP6:=}"
 [ -n "${SROCE_PEER_IP4:-}" ] && two=1

@@ -8,17 +8,6 @@
 #
 # rc_two_main DRV1 DRV2 [netem ARGS...]
 
-# retry TRIES CMD...: rerun CMD once a second until it succeeds.
-retry() {
-	local n=$1 i
-	shift
-	for i in $(seq "$n"); do
-		"$@" && return 0
-		[ "$i" = "$n" ] || sleep 1
-	done
-	return 1
-}
-
 # connect_retry CMD...: run a client until its server listens; any other
 # failure ends it at once, with its output.
 connect_retry() {

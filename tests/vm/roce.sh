@@ -45,3 +45,15 @@ gid_index() {
 	done
 	return 1
 }
+
+# retry TRIES CMD...: rerun CMD once a second until it succeeds (a peer's
+# server may not be listening yet).
+retry() {
+	local n=$1 i
+	shift
+	for i in $(seq "$n"); do
+		"$@" && return 0
+		[ "$i" = "$n" ] || sleep 1
+	done
+	return 1
+}

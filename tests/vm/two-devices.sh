@@ -8,16 +8,6 @@ set -u
 # shellcheck source=tests/vm/lib.sh
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
 
-retry() {
-	local n=$1 i
-	shift
-	for i in $(seq "$n"); do
-		"$@" && return 0
-		[ "$i" = "$n" ] || sleep 0.5
-	done
-	return 1
-}
-
 port=19000
 # pp DESC SERVER_NS SERVER_DEV SERVER_GID CLIENT_NS CLIENT_DEV CLIENT_GID SERVER_IP ARGS...
 pp() {
