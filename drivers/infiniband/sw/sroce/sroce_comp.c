@@ -382,6 +382,7 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 void sroce_comp_run(struct sroce_qp *qp, int *budget)
 {
 	struct sk_buff *skb;
+	u32 old;
 
 	if (READ_ONCE(qp->comp.rnr_fired)) {
 		WRITE_ONCE(qp->comp.rnr_fired, false);
@@ -391,7 +392,12 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 			sroce_comp_arm(qp);
 		}
 	}
-	/* Answers that arrived count before the timer that fired. */
+	/*
+	 * Answers that arrived count before the timer that fired: if they
+	 * moved anything forward, the timer was restarted and this expiry
+	 * is void.
+	 */
+	old = qp->comp.psn;
 	while (*budget > 0 && (skb = skb_dequeue(&qp->resp_fifo))) {
 		sroce_comp_packet(qp, skb);
 		kfree_skb(skb);
@@ -399,7 +405,8 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 	}
 	if (READ_ONCE(qp->comp.timeout)) {
 		WRITE_ONCE(qp->comp.timeout, false);
-		sroce_comp_timeout(qp);
+		if (qp->comp.psn == old)
+			sroce_comp_timeout(qp);
 	}
 	sroce_comp_retire(qp);
 }
