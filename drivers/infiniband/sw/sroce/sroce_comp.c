@@ -267,12 +267,12 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		/* The RNR wait resends from there anyway. */
 		if (qp->comp.rnr_wait)
 			return;
-		if (qp->comp.psn == old && !qp->comp.retry) {
-			sroce_comp_done(qp, s, IB_WC_RETRY_EXC_ERR);
-			return;
-		}
-		if (qp->comp.psn == old)
-			qp->comp.retry--;
+		/*
+		 * No retry is charged: the peer is alive, and with reordering
+		 * or duplicated NAKs one gap can bring several. A peer that
+		 * NAKs without ever moving on still runs into the ACK timer,
+		 * which a NAK does not restart.
+		 */
 		sroce_req_rewind(qp, psn);
 		return;
 	}
