@@ -4,7 +4,10 @@
 # (sroce on host 1, rdma_rxe on 2). Loss only: with duplication and
 # reordering too, rdma_rxe (6.1) now and then stalls a connection on its
 # own side (see Documentation/rxe-differences.rst); sroce against sroce
-# runs with all three (rc-sroce-netem.two.sh).
+# runs with all three (rc-sroce-netem.two.sh). For the same reason the
+# messages stop at 64 KiB here: rc_peer's 1 MiB writes and reads in both
+# directions at once made rdma_rxe's requester stall for good about once
+# in eight runs (no completion, then a WARNING in rxe_destroy_qp).
 #   scripts/vm-run.sh --two tests/vm/interop-rxe-netem.two.sh
 set -u
 # shellcheck source=tests/vm/lib.sh
@@ -12,6 +15,7 @@ set -u
 # shellcheck source=tests/vm/rc-two.bash
 . "${SROCE_TESTS:-$(dirname "$0")}/rc-two.bash"
 
+rc_two_sizes="1 1000 4096 65536"
 rc_two_main sroce rxe netem loss 1%
 if [ "$SROCE_HOST" = 1 ]; then
 	run_ok "rmmod sroce" rmmod sroce

@@ -57,3 +57,19 @@ retry() {
 	done
 	return 1
 }
+
+# connect_retry CMD...: run a client until its server listens; any other
+# failure ends it at once, with its output.
+connect_retry() {
+	local i out
+	for i in $(seq 90); do
+		out=$("$@" 2>&1) && { echo "$out"; return 0; }
+		if ! grep -q "Couldn't connect\|Unable to init the socket" <<< "$out"; then
+			echo "$out"
+			return 1
+		fi
+		sleep 1
+	done
+	echo "$out"
+	return 1
+}

@@ -533,19 +533,58 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 		qp->resp.nak_sent = false;
 }
 
+/*
+ * The next request to take. While read responses stream, new requests
+ * wait (responses go in PSN order), but a duplicate at the head is taken
+ * at once: it is the requester asking again from a response it lost, and
+ * answering it only after the rest of a long stream, which the requester
+ * discards past the gap, would stall it for a whole message per loss.
+ */
+static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
+{
+	struct sk_buff_head *fifo = &qp->req_fifo;
+	const struct sroce_bth *bth;
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	if (!qp->resp.active)
+		return skb_dequeue(fifo);
+	spin_lock_irqsave(&fifo->lock, flags);
+	skb = skb_peek(fifo);
+	if (skb) {
+		/* Receive put only packets with a whole BTH in the FIFO. */
+		bth = (const struct sroce_bth *)skb->data;
+		if (sroce_psn_before(sroce_get_be24(bth->psn), qp->resp.psn))
+			__skb_unlink(skb, fifo);
+		else
+			skb = NULL;
+	}
+	spin_unlock_irqrestore(&fifo->lock, flags);
+	return skb;
+}
+
+/* Read responses go out in bursts of this many between looks at the FIFO. */
+#define SROCE_READ_BURST	16
+
 void sroce_resp_run(struct sroce_qp *qp, int *budget)
 {
 	struct sk_buff *skb;
+	int burst;
 
-	while (*budget > 0 && !sroce_resp_read_run(qp, budget)) {
-		skb = skb_dequeue(&qp->req_fifo);
-		if (!skb)
+	while (*budget > 0 && sroce_qp_state(qp) != IB_QPS_ERR) {
+		skb = sroce_resp_take(qp);
+		if (skb) {
+			sroce_resp_packet(qp, skb);
+			kfree_skb(skb);
+			(*budget)--;
+			continue;
+		}
+		if (!qp->resp.active)
 			break;
-		sroce_resp_packet(qp, skb);
-		kfree_skb(skb);
-		(*budget)--;
-		if (sroce_qp_state(qp) == IB_QPS_ERR)
-			break;
+		burst = min(*budget, SROCE_READ_BURST);
+		*budget -= burst;
+		sroce_resp_read_run(qp, &burst);
+		*budget += burst;
 	}
 	if (qp->resp.ack_pending && sroce_qp_state(qp) != IB_QPS_ERR) {
 		qp->resp.ack_pending = false;
