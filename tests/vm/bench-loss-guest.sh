@@ -35,6 +35,8 @@ goodput() {
 	else
 		echo "BENCH $impl write_bw_64k_loss$loss n/a $(tail -n 1 <<< "$out" | tr -s ' ' | cut -c1-60)"
 	fi
+	# The counters so far, for reading a figure (not part of the table).
+	echo "# $impl loss $loss: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
 }
 
 modprobe rdma_rxe

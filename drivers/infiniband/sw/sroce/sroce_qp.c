@@ -234,6 +234,27 @@ static bool sroce_qp_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6);
 }
 
+/* How deep this CPU is in engines that receive started (at most 1). */
+static DEFINE_PER_CPU(int, sroce_rx_depth);
+
+/*
+ * Receive runs the engines itself, as a NIC's pipeline takes a packet
+ * without a scheduling hop (a worker wake-up per hop doubled the round
+ * trip). One level only: what an inline run sends to a QP of this host
+ * comes back here and is left to that QP's work item, which bounds the
+ * stack.
+ */
+static void sroce_qp_rx_run(struct sroce_qp *qp)
+{
+	if (!in_softirq() || this_cpu_read(sroce_rx_depth)) {
+		sroce_qp_kick(qp);
+		return;
+	}
+	this_cpu_inc(sroce_rx_depth);
+	sroce_qp_run(qp);
+	this_cpu_dec(sroce_rx_depth);
+}
+
 /* Receive hands a packet over; called with a reference on qp. */
 void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request)
 {
@@ -258,7 +279,7 @@ void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request)
 		return;
 	}
 	skb_queue_tail(fifo, skb);
-	sroce_qp_kick(qp);
+	sroce_qp_rx_run(qp);
 }
 
 /*
