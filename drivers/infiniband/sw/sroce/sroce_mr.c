@@ -15,8 +15,10 @@
  *
  * An MR's attributes never change in place: rereg builds a new MR with a
  * new key, and the RDMA core then deregisters the old one. Fast-reg MRs
- * are the exception by nature; their REG_MR and LOCAL_INV work requests
- * are not built yet.
+ * are the exception by nature: REG_MR and invalidation (LOCAL_INV,
+ * SEND_WITH_INV) rewrite them whole under mr->lock, and the check takes
+ * a consistent copy. An invalidation does not wait for a copy that passed
+ * the check before it; see Documentation/sroce-datapath.rst.
  */
 #include <linux/log2.h>
 #include <linux/random.h>

@@ -484,7 +484,6 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 			return;
 		}
 		/* Read again from the PSN asked for, to the end. */
-		qp->resp.ack_pending = false;
 		res->next_psn = psn;
 		qp->resp.active = res;
 		return;
@@ -534,11 +533,13 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * The next request to take. While read responses stream, new requests
- * wait (responses go in PSN order), but a duplicate at the head is taken
- * at once: it is the requester asking again from a response it lost, and
- * answering it only after the rest of a long stream, which the requester
- * discards past the gap, would stall it for a whole message per loss.
+ * The next request to take. While read responses stream, requests wait
+ * (answers go in PSN order), but a repeated READ at the head that asks for
+ * a PSN the stream has not passed is taken at once: the requester lost a
+ * response, and answering it only after the rest of a long stream, which
+ * the requester discards past its gap, would stall it for a whole message
+ * per loss. Other duplicates still wait: answering one mid-stream would
+ * acknowledge past the read and make the requester resend it.
  */
 static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
 {
@@ -546,6 +547,7 @@ static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
 	const struct sroce_bth *bth;
 	struct sk_buff *skb;
 	unsigned long flags;
+	u32 psn;
 
 	if (!qp->resp.active)
 		return skb_dequeue(fifo);
@@ -554,7 +556,10 @@ static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
 	if (skb) {
 		/* Receive put only packets with a whole BTH in the FIFO. */
 		bth = (const struct sroce_bth *)skb->data;
-		if (sroce_psn_before(sroce_get_be24(bth->psn), qp->resp.psn))
+		psn = sroce_get_be24(bth->psn);
+		if (bth->opcode == SROCE_OPCODE(RC, READ_REQ) &&
+		    sroce_psn_before(psn, qp->resp.psn) &&
+		    !sroce_psn_before(qp->resp.active->next_psn, psn))
 			__skb_unlink(skb, fifo);
 		else
 			skb = NULL;
@@ -586,7 +591,13 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 		sroce_resp_read_run(qp, &burst);
 		*budget += burst;
 	}
-	if (qp->resp.ack_pending && sroce_qp_state(qp) != IB_QPS_ERR) {
+	/*
+	 * A pending ACK waits for a read stream to end: it acknowledges PSNs
+	 * past the read, and the requester would take the read's remaining
+	 * responses for lost.
+	 */
+	if (qp->resp.ack_pending && !qp->resp.active &&
+	    sroce_qp_state(qp) != IB_QPS_ERR) {
 		qp->resp.ack_pending = false;
 		sroce_tx_ack(qp, SROCE_OPCODE(RC, ACK), qp->resp.ack_psn,
 			     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
