@@ -128,7 +128,7 @@ void sroce_comp_retire(struct sroce_qp *qp)
 {
 	struct sroce_cqe cqe;
 	struct sroce_swqe *s;
-	bool err = false, post;
+	bool post;
 
 	while (qp->comp.head != qp->req.cur) {
 		s = sroce_swqe(qp, qp->comp.head);
@@ -142,10 +142,12 @@ void sroce_comp_retire(struct sroce_qp *qp)
 			cqe.opcode = s->wc_opcode;
 			cqe.byte_len = s->length;
 		}
-		err |= s->status != IB_WC_SUCCESS;
 		qp->comp.head++;
 		/* Release: the slot's WQE was copied long ago; it is free. */
 		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
+		/* A consumer that sees the error completion finds the QP in ERR. */
+		if (s->status != IB_WC_SUCCESS)
+			sroce_qp_error(qp, 0);
 		if (post)
 			sroce_qp_complete(qp, false, &cqe, false);
 	}
@@ -154,8 +156,6 @@ void sroce_comp_retire(struct sroce_qp *qp)
 		/* Release, as above. */
 		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
 	}
-	if (err)
-		sroce_qp_error(qp, 0);
 }
 
 /* @s finished with @status; sroce_comp_retire() completes it in order. */

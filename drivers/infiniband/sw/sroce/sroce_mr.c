@@ -17,8 +17,8 @@
  * new key, and the RDMA core then deregisters the old one. Fast-reg MRs
  * are the exception by nature: REG_MR and invalidation (LOCAL_INV,
  * SEND_WITH_INV) rewrite them whole under mr->lock, and the check takes
- * a consistent copy. An invalidation does not wait for a copy that passed
- * the check before it; see Documentation/sroce-datapath.rst.
+ * a consistent copy, and an invalidation waits for the copies that passed
+ * the check before it.
  */
 #include <linux/log2.h>
 #include <linux/random.h>
@@ -522,6 +522,21 @@ out:
 }
 
 /*
+ * Let copies that passed the check before an invalidation finish, as a NIC
+ * completes one only after the DMA under the key is done: the consumer may
+ * reuse the pages as soon as it sees the completion. Later checks fail, so
+ * the wait is short: every reference besides the table's and @mr's own
+ * belongs to a copy of at most one packet running with BHs off on another
+ * CPU. None is held while a packet is delivered (which may run a local
+ * QP's engines, and this, on the same CPU), so none can be under us.
+ */
+static void sroce_mr_wait_copies(struct sroce_mr *mr)
+{
+	while (refcount_read(&mr->ref) > 2)
+		cpu_relax();
+}
+
+/*
  * LOCAL_INV and SEND_WITH_INV: only a valid fast-reg MR of @pd whose key
  * is exactly @key can be invalidated; user and DMA MRs cannot.
  */
@@ -539,6 +554,8 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key)
 			ret = 0;
 		}
 		spin_unlock_bh(&mr->lock);
+		if (!ret)
+			sroce_mr_wait_copies(mr);
 	}
 	sroce_mr_put(mr);
 	return ret;

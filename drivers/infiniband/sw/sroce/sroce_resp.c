@@ -29,6 +29,8 @@ static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak,
 
 	sroce_count(qp->sdev, SROCE_CNT_ERR_NAK_SENT, 1);
 	sroce_resp_nak(qp, psn, SROCE_AETH_NAK | nak);
+	/* A consumer that sees the error completion finds the QP in ERR. */
+	sroce_qp_error(qp, ev);
 	if (qp->resp.have_rwqe && recv_status) {
 		cqe.wr_id = qp->resp.rwqe.wr_id;
 		cqe.status = recv_status;
@@ -36,7 +38,6 @@ static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak,
 		qp->resp.have_rwqe = false;
 		sroce_qp_complete(qp, true, &cqe, false);
 	}
-	sroce_qp_error(qp, ev);
 }
 
 /* Take the next receive WQE from the ring, copied. False: RQ empty. */
@@ -216,15 +217,29 @@ static struct sroce_rd_res *sroce_resp_new_res(struct sroce_qp *qp)
 }
 
 struct sroce_read_fill {
-	struct sroce_mr *mr;
+	struct sroce_qp *qp;
+	u32 rkey;
 	u64 va;
 };
 
+/*
+ * The MR is checked, read and let go inside the fill: no MR reference is
+ * held while the packet is delivered, which for a local QP runs its
+ * engines on this CPU, and an invalidation there waits for references.
+ */
 static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
 {
 	struct sroce_read_fill *rf = priv;
+	struct sroce_mr *mr;
+	int ret;
 
-	return sroce_dma_gather_crc(rf->mr, rf->va, dst, len, crc);
+	ret = sroce_mr_check(rf->qp->sdev, rf->rkey, true, rf->qp->pd, rf->va,
+			     len, IB_ACCESS_REMOTE_READ, &mr);
+	if (ret)
+		return -EACCES;
+	ret = sroce_dma_gather_crc(mr, rf->va, dst, len, crc);
+	sroce_mr_put(mr);
+	return ret;
 }
 
 /*
@@ -238,13 +253,14 @@ static bool sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 		.pkey = SROCE_DEFAULT_PKEY,
 		.dqpn = qp->attr.dest_qp_num,
 	};
-	struct sroce_read_fill rf;
+	struct sroce_read_fill rf = { .qp = qp };
 	u32 idx, npsn, pay;
 	u64 off;
 	int ret;
 
 	if (!res)
 		return false;
+	rf.rkey = res->rkey;
 	npsn = sroce_psn_diff(res->last_psn, res->first_psn) + 1;
 	while (*budget > 0) {
 		idx = sroce_psn_diff(res->next_psn, res->first_psn);
@@ -263,12 +279,7 @@ static bool sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 		f.aeth.msn = res->msn & SROCE_PSN_MASK;
 
 		rf.va = res->va + off;
-		ret = sroce_mr_check(qp->sdev, res->rkey, true, qp->pd, rf.va,
-				     pay, IB_ACCESS_REMOTE_READ, &rf.mr);
-		if (!ret) {
-			ret = sroce_tx(qp, &f, pay, sroce_resp_read_fill, &rf);
-			sroce_mr_put(rf.mr);
-		}
+		ret = sroce_tx(qp, &f, pay, sroce_resp_read_fill, &rf);
 		if (ret) {
 			/* The MR went away under the read. */
 			qp->resp.active = NULL;
