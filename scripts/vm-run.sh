@@ -92,7 +92,12 @@ fi
 # slub_debug=FZPU on every cache costs ~4 s. SROCE_VM_SLUB_DEBUG overrides
 # it ("" turns it off, "FZPU" covers all caches).
 slub=${SROCE_VM_SLUB_DEBUG-'FZPU,kmalloc-*;FZPU,sroce*'}
+# A CPU stuck in the kernel panics (softlockup_panic), and the panic
+# replays the whole kernel log at full verbosity (panic_print=0x20), so the
+# stack that loglevel=4 kept off the console reaches the log and the run
+# ends at once instead of at the host's timeout.
 cmdline="console=ttyS0 loglevel=4 oops=panic panic=-1 quiet${slub:+ slub_debug=$slub}"
+cmdline="$cmdline softlockup_panic=1 panic_print=0x20"
 # SROCE_VM_APPEND comes last so it can override sroce_timeout, for example.
 cmdline="$cmdline sroce_timeout=$guest_timeout ${SROCE_VM_APPEND:-}"
 
@@ -231,6 +236,11 @@ for n in "${hosts[@]}"; do
 			echo "$tag guest dmesg is dirty" >&2
 			[ "$rc" = 0 ] && rc=1
 		fi
+	fi
+	# What the kernel prints after the result line (power-off) counts too.
+	if grep -aqE 'Kernel panic - not syncing|BUG: soft lockup|self-detected stall' "$log"; then
+		echo "$tag the kernel panicked or a CPU stalled (see the console log)" >&2
+		[ "$rc" = 0 ] && rc=1
 	fi
 done
 printf 'vm-run: %s %s in %.1f s: %s\n' "$(basename "$test")" \
