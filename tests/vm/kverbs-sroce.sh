@@ -1,34 +1,13 @@
 #!/bin/bash
 # kverbs-sroce.sh: the kernel-consumer RC data test (sroce_test_rc) run
-# on sroce, through a DMA MR and an FRMR, as NVMe-oF and RDS use it. The
-# module prints one TAP line per check in dmesg; they are copied here so
-# they are counted with this suite's own results.
+# on sroce, through a DMA MR and an FRMR, as NVMe-oF and RDS use it.
 #   scripts/vm-run.sh tests/vm/kverbs-sroce.sh
 # No `set -e`: a failed check is a TAP result, not the end of the suite.
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/vm/kverbs.bash
+. "${SROCE_TESTS:-$(dirname "$0")}/kverbs.bash"
 
-dev=sroce0
-nd=${SROCE_NETDEV:-eth0}
-
-
-diag "kernel $KVER"
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $nd" rdma link add "$dev" type sroce netdev "$nd"
-gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
-ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
-
-run_ok "modprobe sroce_test_rc dev=$dev gid_index=${gid:--1}" \
-	timeout 300 modprobe sroce_test_rc dev="$dev" gid_index="${gid:--1}"
-# The module's own TAP lines and "# " diagnostics as they are; other
-# lines it caused (the core names the caller) as diagnostics.
-dmesg | grep 'sroce_test_rc: ' | sed -e 's/.*sroce_test_rc: //' -e '/^\(ok \|not ok \|# \)/!s/^/# /'
-ok "$(dmesg | grep -c 'sroce_test_rc: ok ')" "the module reported its checks"
-ok "! dmesg | grep -qE 'BUG:|WARNING:|Oops|refcount_t:|general protection'" \
-	"no kernel warnings"
-rmmod sroce_test_rc 2>/dev/null
-
-run_ok "rdma link delete $dev" rdma link delete "$dev"
-run_ok "rmmod sroce" rmmod sroce
+kverbs_main sroce
 done_testing

@@ -242,12 +242,18 @@ static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
 	return ret;
 }
 
+/* Read responses go out in bursts of this many between looks at the FIFO. */
+#define SROCE_READ_BURST	16
+
 /*
- * Send read responses from res->next_psn on. Returns true while some are
- * left: then no other request may be taken (responses go in PSN order).
+ * Send up to a burst of read responses from res->next_psn on; the stream
+ * ends (resp.active cleared) with its last response. While it lasts, no
+ * other request may be taken (responses go in PSN order) but a repeated
+ * READ of this stream (sroce_resp_take()). Sends at least one response.
  */
-static bool sroce_resp_read_run(struct sroce_qp *qp, int *budget)
+static void sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 {
+	int burst = SROCE_READ_BURST;
 	struct sroce_rd_res *res = qp->resp.active;
 	struct sroce_fields f = {
 		.pkey = SROCE_DEFAULT_PKEY,
@@ -259,10 +265,10 @@ static bool sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 	int ret;
 
 	if (!res)
-		return false;
+		return;
 	rf.rkey = res->rkey;
 	npsn = sroce_psn_diff(res->last_psn, res->first_psn) + 1;
-	while (*budget > 0) {
+	while (*budget > 0 && burst-- > 0) {
 		idx = sroce_psn_diff(res->next_psn, res->first_psn);
 		off = (u64)idx * qp->mtu;
 		pay = min_t(u64, qp->mtu, res->len - off);
@@ -286,16 +292,15 @@ static bool sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 			sroce_resp_fatal(qp, res->next_psn,
 					 SROCE_NAK_REM_ACCESS, 0,
 					 IB_EVENT_QP_ACCESS_ERR);
-			return false;
+			return;
 		}
 		(*budget)--;
 		if (idx == npsn - 1) {
 			qp->resp.active = NULL;
-			return false;
+			return;
 		}
 		res->next_psn = sroce_psn_add(res->next_psn, 1);
 	}
-	return true;
 }
 
 static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
@@ -579,13 +584,9 @@ static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
 	return skb;
 }
 
-/* Read responses go out in bursts of this many between looks at the FIFO. */
-#define SROCE_READ_BURST	16
-
 void sroce_resp_run(struct sroce_qp *qp, int *budget)
 {
 	struct sk_buff *skb;
-	int burst;
 
 	while (*budget > 0 && sroce_qp_state(qp) != IB_QPS_ERR) {
 		skb = sroce_resp_take(qp);
@@ -597,10 +598,7 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 		}
 		if (!qp->resp.active)
 			break;
-		burst = min(*budget, SROCE_READ_BURST);
-		*budget -= burst;
-		sroce_resp_read_run(qp, &burst);
-		*budget += burst;
+		sroce_resp_read_run(qp, budget);
 	}
 	/*
 	 * A pending ACK waits for a read stream to end: it acknowledges PSNs
