@@ -25,6 +25,11 @@ known=(
 	# the receive WQE, so rxe takes its malformed-WQE path (NAK remote
 	# operational error) instead of its own class C length-error path.
 	"err-len=known rxe deviation: SEND longer than the receive gives REM_OP_ERR / LOC_QP_OP_ERR, not REM_INV_REQ_ERR / LOC_LEN_ERR"
+	# Items 5 to 8 of Documentation/rxe-differences.rst.
+	"ev-comm-est=known rxe deviation: no COMM_EST for a QP in RTR that receives"
+	"ev-sq-drained=known rxe deviation: SQD->RTS does not restart the send queue"
+	"ev-cq-overrun-qp=known rxe deviation: a CQ overrun leaves the QP in RTS, no QP_FATAL"
+	"ev-access-err=known rxe deviation: no QP_ACCESS_ERR at the responder"
 )
 # 6.1 only (6.12's rxe flushes it): the rxe provider writes user receive
 # WQEs into the mapped queue with no system call, and 6.1's kernel side

@@ -44,6 +44,7 @@
 #define PSN_A		0xfffff0
 #define PSN_B		0x000100
 #define MAX_KNOWN	32
+#define MAX_EVQ		16		/* async events kept for later */
 
 struct opts {
 	uint8_t timeout;	/* local ACK timeout, 4.096 us * 2^timeout */
@@ -72,6 +73,9 @@ struct rc {
 	int acc_atomic;			/* IBV_ACCESS_REMOTE_ATOMIC or 0 */
 	int dirty;			/* reconnect before the next test */
 	struct ep a, b;
+	/* Async events read while waiting for another, not yet asked for. */
+	struct { enum ibv_event_type type; void *obj; } evq[MAX_EVQ];
+	int nevq;
 };
 
 struct buf {
@@ -365,6 +369,49 @@ static const char *quiet(struct rc *rc, int ms)
 	return NULL;
 }
 
+/*
+ * The async event @type for @obj (a QP or a CQ) within @ms. Every event
+ * read is acknowledged at once (a QP or CQ with an event read and not
+ * acknowledged cannot be destroyed); one that is not the one asked for is
+ * kept for a later call, so the order the device raises them in is free.
+ */
+static const char *get_event(struct rc *rc, enum ibv_event_type type,
+			     const void *obj, const char *who, int ms)
+{
+	struct pollfd pfd = { .fd = rc->ctx->async_fd, .events = POLLIN };
+	long long end = now_ms() + ms, left;
+	struct ibv_async_event ev;
+	char seen[256] = "";
+	size_t n = 0;
+	int i;
+
+	for (;;) {
+		for (i = 0; i < rc->nevq; i++) {
+			if (rc->evq[i].type == type && rc->evq[i].obj == obj) {
+				rc->evq[i] = rc->evq[--rc->nevq];
+				return NULL;
+			}
+		}
+		left = end - now_ms();
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			break;
+		if (ibv_get_async_event(rc->ctx, &ev))
+			return fail("ibv_get_async_event: %s", strerror(errno));
+		ibv_ack_async_event(&ev);
+		if (rc->nevq == MAX_EVQ)
+			return fail("%d async events unasked for", MAX_EVQ);
+		rc->evq[rc->nevq].type = ev.event_type;
+		/* element is a union: qp and cq share the pointer. */
+		rc->evq[rc->nevq++].obj = ev.element.qp;
+	}
+	for (i = 0; i < rc->nevq && n < sizeof(seen); i++)
+		n += snprintf(seen + n, sizeof(seen) - n, "%s%s",
+			      i ? ", " : "; other events: ",
+			      ibv_event_type_str(rc->evq[i].type));
+	return fail("%s: no %s within %d ms%s", who, ibv_event_type_str(type),
+		    ms, seen);
+}
+
 /* Completion events already queued on the channel, acknowledged. */
 static int drain_events(struct rc *rc, int ms)
 {
@@ -409,7 +456,7 @@ static void default_cap(struct rc *rc, struct ibv_qp_cap *cap)
 	cap->max_inline_data = WANT_INLINE;
 }
 
-static int ep_new(struct rc *rc, struct ep *e, int on_channel)
+static int ep_new(struct rc *rc, struct ep *e, int on_channel, int scq_depth)
 {
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr qa;
@@ -417,7 +464,7 @@ static int ep_new(struct rc *rc, struct ep *e, int on_channel)
 	unsigned int i;
 
 	memset(e, 0, sizeof(*e));
-	e->scq = ibv_create_cq(rc->ctx, CQ_DEPTH, NULL, NULL, 0);
+	e->scq = ibv_create_cq(rc->ctx, scq_depth, NULL, NULL, 0);
 	e->rcq = ibv_create_cq(rc->ctx, CQ_DEPTH, NULL,
 			       on_channel ? rc->ch : NULL, 0);
 	if (!e->scq || !e->rcq)
@@ -563,23 +610,38 @@ static void pair_down(struct rc *rc)
 		drain_events(rc, 0);
 	ep_free(&rc->a);
 	ep_free(&rc->b);
+	/* Their events went with them. */
+	rc->nevq = 0;
 }
 
-/* Fresh QPs a and b, connected: @oa applies to a, @ob to b. */
-static const char *pair_up(struct rc *rc, const struct opts *oa,
-			   const struct opts *ob)
+/* Fresh QPs a and b, both in RTR: @oa applies to a, @ob to b; a's send
+ * CQ is created with @a_scq entries. */
+static const char *pair_rtr(struct rc *rc, const struct opts *oa,
+			    const struct opts *ob, int a_scq)
 {
 	int ret;
 
 	pair_down(rc);
 	rc->dirty = 1;
-	if (ep_new(rc, &rc->a, 0) || ep_new(rc, &rc->b, 1))
+	if (ep_new(rc, &rc->a, 0, a_scq) || ep_new(rc, &rc->b, 1, CQ_DEPTH))
 		return fail("create CQs and QPs: %s", strerror(errno));
 	if ((ret = to_init(rc, rc->a.qp)) || (ret = to_init(rc, rc->b.qp)))
 		return fail("RESET->INIT: %s", strerror(ret));
 	if ((ret = to_rtr(rc, rc->a.qp, rc->b.qp->qp_num, PSN_B, oa)) ||
 	    (ret = to_rtr(rc, rc->b.qp, rc->a.qp->qp_num, PSN_A, ob)))
 		return fail("INIT->RTR: %s", strerror(ret));
+	return NULL;
+}
+
+/* Fresh QPs a and b, connected: @oa applies to a, @ob to b. */
+static const char *pair_up(struct rc *rc, const struct opts *oa,
+			   const struct opts *ob)
+{
+	const char *err;
+	int ret;
+
+	if ((err = pair_rtr(rc, oa, ob, CQ_DEPTH)))
+		return err;
 	if ((ret = to_rts(rc, rc->a.qp, PSN_A, oa)) ||
 	    (ret = to_rts(rc, rc->b.qp, PSN_B, ob)))
 		return fail("RTR->RTS: %s", strerror(ret));
@@ -1690,6 +1752,269 @@ out:
 
 /* ---- QP state machine --------------------------------------------------- */
 
+/* ---- asynchronous events ------------------------------------------------ */
+
+/*
+ * COMM_EST (IBTA 11.6.3.1): the first packet a QP in RTR receives. b stays
+ * in RTR while a, in RTS, sends to it; b answers all the same.
+ */
+static const char *t_ev_comm_est(struct rc *rc)
+{
+	struct buf s, d;
+	struct ibv_send_wr wr;
+	struct ibv_sge ss, ds;
+	struct ibv_wc wc;
+	const char *err;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
+	if ((err = pair_rtr(rc, &defaults, &defaults, CQ_DEPTH)))
+		return err;
+	if ((ret = to_rts(rc, rc->a.qp, PSN_A, &defaults))) {
+		err = fail("a RTR->RTS: %s", strerror(ret));
+		goto out;
+	}
+	if (buf_new(rc, &s, 64, ACC_LOCAL) || buf_new(rc, &d, 64, ACC_LOCAL)) {
+		err = fail("buffers: %s", strerror(errno));
+		goto out;
+	}
+	sge_of(&ds, &d, 0, 64);
+	sge_of(&ss, &s, 0, 64);
+	wr_init(&wr, 0x200, IBV_WR_SEND, &ss, 1, IBV_SEND_SIGNALED);
+	if ((ret = post_recv(rc->b.qp, 0x100, &ds, 1)) ||
+	    (ret = post(rc->a.qp, &wr))) {
+		err = fail("post: %s", strerror(ret));
+		goto out;
+	}
+	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200, IBV_WC_SUCCESS,
+			  IBV_WC_SEND)) ||
+	    (err = get_wc(rc->b.rcq, "responder", &wc, 0x100, IBV_WC_SUCCESS,
+			  IBV_WC_RECV)))
+		goto out;
+	buf_expect(&d, 0, s.p, 64);
+	if ((err = buf_check(&d, "receive buffer")) ||
+	    (err = get_event(rc, IBV_EVENT_COMM_EST, rc->b.qp, "responder",
+			     op_ms)))
+		goto out;
+	err = state_is(rc->b.qp, IBV_QPS_RTR, "responder");
+out:
+	rc->dirty = 1;
+	buf_free(&s);
+	buf_free(&d);
+	return err;
+}
+
+/*
+ * RTS->SQD with en_sqd_async_notify just after a 64 KiB WRITE was posted:
+ * SQ_DRAINED once no message is in progress (IBTA 10.3.1: one that had
+ * started completes, none starts). A SEND posted in SQD is not sent; back
+ * in RTS both complete, in order.
+ */
+static const char *t_ev_sq_drained(struct rc *rc)
+{
+	struct ibv_qp_attr qa = {
+		.qp_state = IBV_QPS_SQD, .en_sqd_async_notify = 1,
+	};
+	const size_t len = 65536;
+	struct buf s, d, r;
+	struct ibv_send_wr wr;
+	struct ibv_sge ss, rs;
+	struct ibv_wc wc;
+	const char *err;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
+	memset(&r, 0, sizeof(r));
+	if ((err = pair_up(rc, &defaults, &defaults)))
+		return err;
+	if (buf_new(rc, &s, len, ACC_LOCAL) || buf_new(rc, &d, len, ACC_REMOTE) ||
+	    buf_new(rc, &r, 64, ACC_LOCAL)) {
+		err = fail("buffers: %s", strerror(errno));
+		goto out;
+	}
+	sge_of(&ss, &s, 0, len);
+	wr_init(&wr, 0x200, IBV_WR_RDMA_WRITE, &ss, 1, IBV_SEND_SIGNALED);
+	wr.wr.rdma.remote_addr = (uintptr_t)d.p;
+	wr.wr.rdma.rkey = d.mr->rkey;
+	if ((ret = post(rc->a.qp, &wr))) {
+		err = fail("ibv_post_send: %s", strerror(ret));
+		goto out;
+	}
+	if ((ret = merr(ibv_modify_qp(rc->a.qp, &qa, IBV_QP_STATE |
+				      IBV_QP_EN_SQD_ASYNC_NOTIFY)))) {
+		err = fail("RTS->SQD: %s", strerror(ret));
+		goto out;
+	}
+	if ((err = get_event(rc, IBV_EVENT_SQ_DRAINED, rc->a.qp, "requester",
+			     op_ms)) ||
+	    (err = state_is(rc->a.qp, IBV_QPS_SQD, "requester")))
+		goto out;
+
+	sge_of(&rs, &r, 0, 64);
+	sge_of(&ss, &s, 0, 64);
+	wr_init(&wr, 0x201, IBV_WR_SEND, &ss, 1, IBV_SEND_SIGNALED);
+	if ((ret = post_recv(rc->b.qp, 0x100, &rs, 1)) ||
+	    (ret = post(rc->a.qp, &wr))) {
+		err = fail("post in SQD: %s", strerror(ret));
+		goto out;
+	}
+	if ((err = cq_quiet(rc->b.rcq, "responder recv CQ (a in SQD)",
+			    QUIET_MS)))
+		goto out;
+	if ((ret = to_state(rc->a.qp, IBV_QPS_RTS))) {
+		err = fail("SQD->RTS: %s", strerror(ret));
+		goto out;
+	}
+	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200, IBV_WC_SUCCESS,
+			  IBV_WC_RDMA_WRITE)) ||
+	    (err = get_wc(rc->a.scq, "requester", &wc, 0x201, IBV_WC_SUCCESS,
+			  IBV_WC_SEND)) ||
+	    (err = get_wc(rc->b.rcq, "responder", &wc, 0x100, IBV_WC_SUCCESS,
+			  IBV_WC_RECV)))
+		goto out;
+	buf_expect(&d, 0, s.p, len);
+	buf_expect(&r, 0, s.p, 64);
+	if ((err = buf_check(&d, "target buffer")) ||
+	    (err = buf_check(&r, "receive buffer")))
+		goto out;
+	err = quiet(rc, QUIET_MS);
+out:
+	rc->dirty = 1;
+	buf_free(&s);
+	buf_free(&d);
+	buf_free(&r);
+	return err;
+}
+
+/*
+ * A send CQ overrun: a's send CQ, created for 1 entry, gets signaled
+ * WRITEs well past what it holds (at least cq->cqe, maybe more), and
+ * nothing polls it. @kind 0: CQ_ERR on the CQ; 1: a goes to ERR with
+ * QP_FATAL.
+ */
+static const char *t_ev_cq_overrun(struct rc *rc, int kind)
+{
+	struct buf s, d;
+	struct ibv_send_wr wr;
+	struct ibv_sge ss;
+	const char *err;
+	int i, n, ret;
+
+	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
+	if ((err = pair_rtr(rc, &defaults, &defaults, 1)))
+		return err;
+	if ((ret = to_rts(rc, rc->a.qp, PSN_A, &defaults)) ||
+	    (ret = to_rts(rc, rc->b.qp, PSN_B, &defaults))) {
+		err = fail("RTR->RTS: %s", strerror(ret));
+		goto out;
+	}
+	n = 2 * (rc->a.scq->cqe + 1);
+	if (n > (int)rc->a.cap.max_send_wr) {
+		skip_why = "the smallest CQ holds more than the send queue";
+		goto out;
+	}
+	if (buf_new(rc, &s, 8, ACC_LOCAL) || buf_new(rc, &d, 8, ACC_REMOTE)) {
+		err = fail("buffers: %s", strerror(errno));
+		goto out;
+	}
+	sge_of(&ss, &s, 0, 8);
+	for (i = 0; i < n; i++) {
+		wr_init(&wr, 0x200 + i, IBV_WR_RDMA_WRITE, &ss, 1,
+			IBV_SEND_SIGNALED);
+		wr.wr.rdma.remote_addr = (uintptr_t)d.p;
+		wr.wr.rdma.rkey = d.mr->rkey;
+		if ((ret = post(rc->a.qp, &wr))) {
+			err = fail("ibv_post_send %d of %d: %s", i + 1, n,
+				   strerror(ret));
+			goto out;
+		}
+	}
+	if (kind == 0) {
+		err = get_event(rc, IBV_EVENT_CQ_ERR, rc->a.scq,
+				"requester send CQ", op_ms);
+		goto out;
+	}
+	if ((err = get_event(rc, IBV_EVENT_QP_FATAL, rc->a.qp, "requester",
+			     op_ms)))
+		goto out;
+	err = state_is(rc->a.qp, IBV_QPS_ERR, "requester");
+out:
+	rc->dirty = 1;
+	buf_free(&s);
+	buf_free(&d);
+	return err;
+}
+
+/*
+ * The responder's side of a request it refuses, which no receive reports
+ * (IBTA 11.6.3.1): @kind 0: a WRITE with a bad rkey gives b
+ * QP_ACCESS_ERR; 1: an atomic on an address not 8-byte aligned gives b
+ * QP_REQ_ERR. Either way b goes to ERR.
+ */
+static const char *t_ev_resp_err(struct rc *rc, int kind)
+{
+	struct buf s, d;
+	struct ibv_send_wr wr;
+	struct ibv_sge ss;
+	struct ibv_wc wc;
+	const char *err;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
+	if (kind == 1 && rc->dev.atomic_cap == IBV_ATOMIC_NONE) {
+		skip_why = "atomic_cap is IBV_ATOMIC_NONE";
+		return NULL;
+	}
+	if ((err = pair_up(rc, &defaults, &defaults)))
+		return err;
+	if (buf_new(rc, &s, 64, ACC_LOCAL) ||
+	    buf_new(rc, &d, 64, ACC_REMOTE | rc->acc_atomic)) {
+		err = fail("buffers: %s", strerror(errno));
+		goto out;
+	}
+	if (kind == 0) {
+		sge_of(&ss, &s, 0, 64);
+		wr_init(&wr, 0x200, IBV_WR_RDMA_WRITE, &ss, 1,
+			IBV_SEND_SIGNALED);
+		wr.wr.rdma.remote_addr = (uintptr_t)d.p;
+		wr.wr.rdma.rkey = ~d.mr->rkey;
+	} else {
+		sge_of(&ss, &s, 0, 8);
+		wr_init(&wr, 0x200, IBV_WR_ATOMIC_FETCH_AND_ADD, &ss, 1,
+			IBV_SEND_SIGNALED);
+		wr.wr.atomic.remote_addr = (uintptr_t)d.p + 4;
+		wr.wr.atomic.rkey = d.mr->rkey;
+		wr.wr.atomic.compare_add = 1;
+	}
+	ret = post(rc->a.qp, &wr);
+	if (kind == 1 && ret == EINVAL) {
+		skip_why = "ibv_post_send refuses the unaligned atomic";
+		goto out;
+	}
+	if (ret) {
+		err = fail("ibv_post_send: %s", strerror(ret));
+		goto out;
+	}
+	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200,
+			  kind ? IBV_WC_REM_INV_REQ_ERR : IBV_WC_REM_ACCESS_ERR,
+			  -1)) ||
+	    (err = get_event(rc, kind ? IBV_EVENT_QP_REQ_ERR :
+					IBV_EVENT_QP_ACCESS_ERR,
+			     rc->b.qp, "responder", op_ms)) ||
+	    (err = state_is(rc->b.qp, IBV_QPS_ERR, "responder")))
+		goto out;
+	err = buf_check(&d, "target buffer");
+out:
+	rc->dirty = 1;
+	buf_free(&s);
+	buf_free(&d);
+	return err;
+}
+
 static const char *want_errno(int got, int want, const char *what)
 {
 	if (got == want)
@@ -2051,6 +2376,14 @@ int main(int argc, char **argv)
 	report("err-retry-reset", t_err_retry(&rc, 1), "SEND to a peer in RESET, retry_cnt 1: RETRY_EXC_ERR");
 	report("err-retry-err", t_err_retry(&rc, 2), "SEND to a peer in ERR, retry_cnt 1: RETRY_EXC_ERR");
 	report("err-rnr", t_err_rnr(&rc), "SEND with no receive posted, rnr_retry 0: RNR_RETRY_EXC_ERR");
+
+	/* Asynchronous events. */
+	report("ev-comm-est", t_ev_comm_est(&rc), "a QP in RTR that receives a SEND raises COMM_EST and answers it");
+	report("ev-sq-drained", t_ev_sq_drained(&rc), "RTS->SQD just after a WRITE: SQ_DRAINED; a SEND posted in SQD waits; after SQD->RTS both complete, in order");
+	report("ev-cq-overrun", t_ev_cq_overrun(&rc, 0), "signaled WRITEs past what the send CQ holds: CQ_ERR on that CQ");
+	report("ev-cq-overrun-qp", t_ev_cq_overrun(&rc, 1), "... and QP_FATAL on the QP, which goes to ERR");
+	report("ev-access-err", t_ev_resp_err(&rc, 0), "RDMA WRITE with a bad rkey: the responder QP raises QP_ACCESS_ERR and goes to ERR");
+	report("ev-req-err", t_ev_resp_err(&rc, 1), "unaligned atomic: the responder QP raises QP_REQ_ERR and goes to ERR");
 
 	/* Data still flows after all that. */
 	report("send-after-errors", t_send(&rc, 1025, 0), "SEND of 1025 B on fresh QPs after the error tests");
