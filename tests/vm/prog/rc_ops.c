@@ -2023,6 +2023,118 @@ static const char *want_errno(int got, int want, const char *what)
 		    got ? strerror(got) : "succeeded", got, strerror(want));
 }
 
+/*
+ * The limits the QP advertised, at post time: @kind 0: a send with one
+ * SGE more than max_send_sge; 1: inline data one byte past
+ * max_inline_data; 2: a receive with one SGE more than max_recv_sge: each
+ * fails with EINVAL, bad_wr names it, nothing completes, the QP stays in
+ * RTS. 3: max_send_wr SENDs held up by RNR fill the send queue and one
+ * more fails with ENOMEM; once b posts receives all complete, in order.
+ * 4: max_recv_wr receives fill the receive queue; one more: ENOMEM.
+ */
+static const char *t_post_limit(struct rc *rc, int kind)
+{
+	struct ibv_recv_wr rwr, *rbad = NULL;
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_sge *sg = NULL;
+	struct ibv_wc wc;
+	struct buf s;
+	const char *err = NULL;
+	unsigned int i, n = 0;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	if ((err = pair_up(rc, &defaults, &defaults)))
+		return err;
+	switch (kind) {
+	case 0:
+		n = rc->a.cap.max_send_sge + 1;
+		break;
+	case 1:
+		n = rc->a.cap.max_inline_data + 1;
+		break;
+	case 2:
+		n = rc->b.cap.max_recv_sge + 1;
+		break;
+	case 3:
+		n = rc->a.cap.max_send_wr;
+		if (rc->b.cap.max_recv_wr < n) {
+			skip_why = "the receive queue is shorter than the send queue";
+			goto out;
+		}
+		break;
+	default:
+		n = rc->b.cap.max_recv_wr;
+		break;
+	}
+	sg = calloc(n + 1, sizeof(*sg));
+	if (!sg || buf_new(rc, &s, n + 1, ACC_LOCAL)) {
+		err = fail("buffers: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i <= n; i++)
+		sge_of(&sg[i], &s, i, 1);
+	if (kind <= 2) {
+		if (kind == 1)
+			sge_of(&sg[0], &s, 0, n);
+		wr_init(&wr, 0x200, IBV_WR_SEND, sg, kind ? 1 : n,
+			IBV_SEND_SIGNALED | (kind ? IBV_SEND_INLINE : 0));
+		memset(&rwr, 0, sizeof(rwr));
+		rwr.wr_id = 0x100;
+		rwr.sg_list = sg;
+		rwr.num_sge = n;
+		ret = kind == 2 ? ibv_post_recv(rc->b.qp, &rwr, &rbad) :
+				  ibv_post_send(rc->a.qp, &wr, &bad);
+		if ((err = want_errno(ret, EINVAL, kind == 2 ?
+				      "ibv_post_recv" : "ibv_post_send")))
+			goto out;
+		if (kind == 2 ? rbad != &rwr : bad != &wr) {
+			err = fail("bad_wr does not name the work request");
+			goto out;
+		}
+		if ((err = quiet(rc, QUIET_MS)) ||
+		    (err = state_is(rc->a.qp, IBV_QPS_RTS, "requester")))
+			goto out;
+		err = state_is(rc->b.qp, IBV_QPS_RTS, "responder");
+		goto out;
+	}
+	for (i = 0; i <= n; i++) {
+		if (kind == 3) {
+			wr_init(&wr, 0x200 + i, IBV_WR_SEND, &sg[i], 1,
+				IBV_SEND_SIGNALED);
+			ret = post(rc->a.qp, &wr);
+		} else {
+			ret = post_recv(rc->b.qp, 0x100 + i, &sg[i], 1);
+		}
+		if (i < n && ret) {
+			err = fail("post %u of %u: %s", i + 1, n, strerror(ret));
+			goto out;
+		}
+	}
+	if ((err = want_errno(ret, ENOMEM, "one work request more than the queue holds")))
+		goto out;
+	if (kind == 4)
+		goto out;
+	/* b has no receive: the SENDs wait on RNR NAKs (rnr_retry 7). */
+	for (i = 0; i < n; i++) {
+		if ((ret = post_recv(rc->b.qp, 0x100 + i, &sg[i], 1))) {
+			err = fail("ibv_post_recv %u: %s", i, strerror(ret));
+			goto out;
+		}
+	}
+	for (i = 0; i < n && !err; i++)
+		err = get_wc(rc->a.scq, "requester", &wc, 0x200 + i,
+			     IBV_WC_SUCCESS, IBV_WC_SEND);
+	for (i = 0; i < n && !err; i++)
+		err = get_wc(rc->b.rcq, "responder", &wc, 0x100 + i,
+			     IBV_WC_SUCCESS, IBV_WC_RECV);
+out:
+	rc->dirty = 1;
+	buf_free(&s);
+	free(sg);
+	return err;
+}
+
 /* A throwaway QP on a's CQs, in RESET. */
 static struct ibv_qp *spare(struct rc *rc)
 {
@@ -2321,6 +2433,11 @@ int main(int argc, char **argv)
 	report("post-send-init", t_sm_post(&rc, 1), "ibv_post_send on an INIT QP fails, no completion");
 	report("post-send-rtr", t_sm_post(&rc, 2), "ibv_post_send on an RTR QP fails, no completion");
 	report("post-recv-reset", t_sm_post(&rc, 3), "ibv_post_recv on a RESET QP fails, no completion");
+	report("post-send-sge", t_post_limit(&rc, 0), "a send with max_send_sge + 1 SGEs fails with EINVAL, nothing sent");
+	report("post-send-inline", t_post_limit(&rc, 1), "inline data of max_inline_data + 1 bytes fails with EINVAL, nothing sent");
+	report("post-recv-sge", t_post_limit(&rc, 2), "a receive with max_recv_sge + 1 SGEs fails with EINVAL");
+	report("post-send-full", t_post_limit(&rc, 3), "max_send_wr SENDs waiting on RNR fill the SQ, one more fails with ENOMEM; all complete in order");
+	report("post-recv-full", t_post_limit(&rc, 4), "max_recv_wr receives fill the RQ, one more fails with ENOMEM");
 
 	/* Operations and sizes. */
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
