@@ -62,6 +62,13 @@ $(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h include/uapi/rdma/sroce-a
 	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi \
 		-Idrivers/infiniband/sw/sroce -o $@ $< $(PROTO_SRCS) -libverbs -lpthread
 
+# rc_ops is rc_ops.c (main, TAP) and its parts under rc_ops/.
+RC_OPS_PARTS := $(wildcard tests/vm/prog/rc_ops/*.c)
+$(BUILD)/prog/rc_ops: tests/vm/prog/rc_ops.c $(RC_OPS_PARTS) \
+		tests/vm/prog/rc_ops/rc_ops.h tests/vm/prog/tap.h
+	@mkdir -p $(dir $@)
+	gcc -O2 -g -Wall -Wextra -Werror -o $@ $< $(RC_OPS_PARTS) -libverbs
+
 install: module provider
 	install -D -m 644 $(KB)/drivers/infiniband/sw/sroce/sroce.ko \
 		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce.ko
