@@ -102,8 +102,7 @@ const char *t_write(struct rc *rc, size_t len, int imm)
 	wr_init(&wr, 0x200, imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
 		&ss, len ? 1 : 0, IBV_SEND_SIGNALED);
 	wr.imm_data = immv;
-	wr.wr.rdma.remote_addr = (uintptr_t)d.p;
-	wr.wr.rdma.rkey = d.mr->rkey;
+	wr_remote(&wr, &d);
 	if ((ret = post(rc->a.qp, &wr))) {
 		err = fail("ibv_post_send: %s", strerror(ret));
 		goto out;
@@ -148,8 +147,7 @@ const char *t_read(struct rc *rc, size_t len)
 	}
 	sge_of(&ds, &d, 0, len);
 	wr_init(&wr, 0x200, IBV_WR_RDMA_READ, &ds, 1, IBV_SEND_SIGNALED);
-	wr.wr.rdma.remote_addr = (uintptr_t)s.p;
-	wr.wr.rdma.rkey = s.mr->rkey;
+	wr_remote(&wr, &s);
 	if ((ret = post(rc->a.qp, &wr))) {
 		err = fail("ibv_post_send: %s", strerror(ret));
 		goto out;
@@ -262,8 +260,7 @@ const char *t_inline(struct rc *rc, size_t len, int write)
 	ss.lkey = 0;
 	wr_init(&wr, 0x200, write ? IBV_WR_RDMA_WRITE : IBV_WR_SEND, &ss, 1,
 		IBV_SEND_SIGNALED | IBV_SEND_INLINE);
-	wr.wr.rdma.remote_addr = (uintptr_t)d.p;
-	wr.wr.rdma.rkey = d.mr->rkey;
+	wr_remote(&wr, &d);
 	if ((ret = post(rc->a.qp, &wr))) {
 		err = fail("ibv_post_send: %s", strerror(ret));
 		goto out;
@@ -338,8 +335,7 @@ const char *t_sge(struct rc *rc, int kind)
 		}
 		wr_init(&wr, 0x200, IBV_WR_RDMA_READ, rs, NREAD,
 			IBV_SEND_SIGNALED);
-		wr.wr.rdma.remote_addr = (uintptr_t)d.p;
-		wr.wr.rdma.rkey = d.mr->rkey;
+		wr_remote(&wr, &d);
 		if ((ret = post(rc->a.qp, &wr))) {
 			err = fail("ibv_post_send: %s", strerror(ret));
 			goto out;
@@ -386,8 +382,7 @@ const char *t_sge(struct rc *rc, int kind)
 		}
 		wr_init(&wr, 0x200, IBV_WR_RDMA_WRITE, ss, NGATHER,
 			IBV_SEND_SIGNALED);
-		wr.wr.rdma.remote_addr = (uintptr_t)d.p;
-		wr.wr.rdma.rkey = d.mr->rkey;
+		wr_remote(&wr, &d);
 	}
 	if ((ret = post(rc->a.qp, &wr))) {
 		err = fail("ibv_post_send: %s", strerror(ret));
@@ -508,8 +503,7 @@ const char *t_fence(struct rc *rc)
 	}
 	sge_of(&ls, &l, 0, len);
 	wr_init(&rd, 0x200, IBV_WR_RDMA_READ, &ls, 1, IBV_SEND_SIGNALED);
-	rd.wr.rdma.remote_addr = (uintptr_t)r.p;
-	rd.wr.rdma.rkey = r.mr->rkey;
+	wr_remote(&rd, &r);
 	wr_init(&sd, 0x201, IBV_WR_SEND, &ls, 1,
 		IBV_SEND_SIGNALED | IBV_SEND_FENCE);
 	rd.next = &sd;

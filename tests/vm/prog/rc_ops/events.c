@@ -98,8 +98,7 @@ const char *t_ev_sq_drained(struct rc *rc)
 	}
 	sge_of(&ss, &s, 0, len);
 	wr_init(&wr, 0x200, IBV_WR_RDMA_WRITE, &ss, 1, IBV_SEND_SIGNALED);
-	wr.wr.rdma.remote_addr = (uintptr_t)d.p;
-	wr.wr.rdma.rkey = d.mr->rkey;
+	wr_remote(&wr, &d);
 	if ((ret = post(rc->a.qp, &wr))) {
 		err = fail("ibv_post_send: %s", strerror(ret));
 		goto out;
@@ -186,8 +185,7 @@ const char *t_ev_cq_overrun(struct rc *rc, int kind)
 	for (i = 0; i < n; i++) {
 		wr_init(&wr, 0x200 + i, IBV_WR_RDMA_WRITE, &ss, 1,
 			IBV_SEND_SIGNALED);
-		wr.wr.rdma.remote_addr = (uintptr_t)d.p;
-		wr.wr.rdma.rkey = d.mr->rkey;
+		wr_remote(&wr, &d);
 		if ((ret = post(rc->a.qp, &wr))) {
 			err = fail("ibv_post_send %d of %d: %s", i + 1, n,
 				   strerror(ret));

@@ -574,6 +574,13 @@ void wr_init(struct ibv_send_wr *wr, uint64_t id,
 	wr->send_flags = flags;
 }
 
+/* An RDMA WRITE or READ @wr aims at the start of @b, through its rkey. */
+void wr_remote(struct ibv_send_wr *wr, const struct buf *b)
+{
+	wr->wr.rdma.remote_addr = (uintptr_t)b->p;
+	wr->wr.rdma.rkey = b->mr->rkey;
+}
+
 const char *want_errno(int got, int want, const char *what)
 {
 	if (got == want)

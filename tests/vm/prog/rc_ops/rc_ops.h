@@ -136,6 +136,7 @@ int post_recv(struct ibv_qp *qp, uint64_t id, struct ibv_sge *sg,
 void wr_init(struct ibv_send_wr *wr, uint64_t id,
 	     enum ibv_wr_opcode op, struct ibv_sge *sg, int n,
 	     unsigned int flags);
+void wr_remote(struct ibv_send_wr *wr, const struct buf *b);
 const char *want_errno(int got, int want, const char *what);
 
 /* data.c */
