@@ -9,7 +9,8 @@
 # --file puts a host file into the guest (default /sroce-test/files/NAME).
 # --log FILE keeps the console (in --two mode, prefixed, plus FILE.h1/.h2).
 # Environment: SROCE_VM_APPEND (more kernel parameters), SROCE_VM_QEMU_ARGS
-# (more QEMU options), SROCE_VM_SLUB_DEBUG (see below).
+# (more QEMU options), SROCE_VM_SLUB_DEBUG (see below), SROCE_VM_LOCK (the
+# lock file every run on the machine takes turns on).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,9 +47,10 @@ fi
 vmdir=$top/build/vm
 mkdir -p "$vmdir"
 # The machine has two cores: VM runs from several shells (developers,
-# helpers, make check) take turns instead of starving each other.
+# helpers, make check, other clones of the tree) take turns instead of
+# starving each other, so the lock is the machine's, not the tree's.
 if [ -z "${SROCE_VM_LOCKED:-}" ]; then
-	exec 9>"$vmdir/.lock"
+	exec 9>"${SROCE_VM_LOCK:-/tmp/sroce-vm.lock}"
 	flock 9
 	export SROCE_VM_LOCKED=1
 fi
