@@ -18,9 +18,8 @@ run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
 gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
 ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
 
-timeout 300 /usr/libexec/sroce/doorbell_stress "$dev" "${gid:-0}" 4 1000 2>&1
-st=$?
-ok "$((st == 0))" "doorbell_stress on $dev, 4 threads x 1000 SENDs (exit $st)"
+tap_merge doorbell_stress \
+	timeout 300 /usr/libexec/sroce/doorbell_stress "$dev" "${gid:-0}" 4 1000
 rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 
 run_ok "rdma link delete $dev" rdma link delete "$dev"

@@ -20,7 +20,7 @@ xport=18516
 two=0
 : "${SROCE_PEER_IP6:=}"
 [ -n "${SROCE_PEER_IP4:-}" ] && two=1
-if [ $two = 1 ]; then plan 16; else plan 13; fi
+if [ $two = 1 ]; then plan 19; else plan 16; fi
 
 diag "host $SROCE_HOST, kernel $KVER, args: $*"
 is "$SROCE_NETDEV" eth0 "SROCE_NETDEV is eth0"
@@ -42,6 +42,17 @@ run_ok "ibv_rc_pingpong -c on one host (client)" \
 wait $srv
 st=$?
 ok "$((st == 0))" "ibv_rc_pingpong -c on one host (server)" || diag "$(cat /tmp/srv.log)"
+
+# tap_merge (lib.sh) counts a program's checks once each and flags a
+# program that did not end the way its checks say; its output is captured
+# here, so its deliberate failures are not this suite's.
+out=$(tap_merge fake bash -c 'echo "ok 1 - a"; echo "not ok 2 - b # TODO known"; echo "1..2"')
+is "$(grep -cE '^(not )?ok ' <<<"$out")" 2 "tap_merge: a clean program's checks, once each"
+out=$(tap_merge fake bash -c 'echo "ok 1 - a"; echo "1..2"')
+ok "$(grep -c 'planned 2 checks but printed 1' <<<"$out")" "tap_merge: a short plan is a failure"
+out=$(tap_merge fake bash -c 'echo "ok 1 - a"; echo "1..1"; kill -SEGV $$')
+ok "$(grep -c 'exited with status 139 after all its checks passed' <<<"$out")" \
+	"tap_merge: a crash after the last check is a failure"
 
 run_ok "tc netem loss 1% on eth0" tc qdisc add dev eth0 root netem loss 1%
 ok "$(tc qdisc show dev eth0 | grep -c 'netem.*loss 1%')" "netem qdisc is in place"

@@ -9,6 +9,7 @@
 #   run_ok "modprobe" modprobe rdma_rxe    # passes when the command exits 0
 #   fails_ok "bad qpn refused" cmd ...     # passes when the command exits non-zero
 #   skip "no IPv6 on this kernel" "v6 ping" # only when the test cannot run at all
+#   tap_merge rc_ops timeout 600 rc_ops ...  # a program's own TAP, counted here
 #   diag "text"; bail_out "setup failed"
 #
 # Results are counted in this shell: call the helpers from the suite's own
@@ -21,6 +22,7 @@ _tap_n=0
 _tap_passed=0
 _tap_failed=0
 _tap_skipped=0
+_tap_todo=0
 _tap_plan=
 
 diag() {
@@ -34,12 +36,21 @@ plan() {
 	echo "1..$1"
 }
 
-_tap_result() { # PASSED NAME [DIRECTIVE]
+# _tap_result PASSED NAME [DIRECTIVE]: DIRECTIVE is "SKIP reason" (counted
+# as skipped) or "TODO reason" (an expected failure: "not ok" is not a
+# failure, "ok" is a pass worth a look; both are counted as todo).
+_tap_result() {
 	_tap_n=$((_tap_n + 1))
-	local name=${2//#/\\#}
+	local name=${2//#/\\#} dir=${3:-}
+	case $dir in
+	[Tt][Oo][Dd][Oo]*)
+		_tap_todo=$((_tap_todo + 1))
+		if [ "$1" = 1 ]; then echo "ok $_tap_n - $name # $dir"; else echo "not ok $_tap_n - $name # $dir"; fi
+		return 0 ;;
+	esac
 	if [ "$1" = 1 ]; then
-		[ -n "${3:-}" ] || _tap_passed=$((_tap_passed + 1))
-		echo "ok $_tap_n - $name${3:+ # $3}"
+		if [ -n "$dir" ]; then _tap_skipped=$((_tap_skipped + 1)); else _tap_passed=$((_tap_passed + 1)); fi
+		echo "ok $_tap_n - $name${dir:+ # $dir}"
 		return 0
 	fi
 	_tap_failed=$((_tap_failed + 1))
@@ -93,8 +104,56 @@ fails_ok() { _tap_cmd 0 "$@"; }
 # skip REASON [NAME]: for a test that cannot run here at all, never to hide
 # a failure.
 skip() {
-	_tap_skipped=$((_tap_skipped + 1))
 	_tap_result 1 "${2:-skipped}" "SKIP $1"
+}
+
+# tap_merge NAME CMD...: CMD prints TAP of its own (rc_ops, or the kernel
+# test module's lines read back from dmesg). Each of its results becomes
+# one result of this suite, renumbered, named "NAME: ...", with its SKIP or
+# TODO directive kept; its "#" lines pass through, other lines become
+# diagnostics. So each check is counted once. One more result is added
+# only when CMD did not end the way its results say: no plan, a plan that
+# is not the number of results, or an exit status that disagrees with them
+# (a crash after the last check, or a failure no result names).
+tap_merge() {
+	local name=$1 line plan='' seen=0 bad=0 st='' re body dir pass
+	shift
+	re='^(not )?ok( [0-9]+)?( -)?( (.*))?$'
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		"tap_merge-exit "*) st=${line#tap_merge-exit }; continue ;;
+		esac
+		if [[ $line =~ $re ]]; then
+			pass=1
+			[ -z "${BASH_REMATCH[1]}" ] || pass=0
+			body=${BASH_REMATCH[5]}
+			dir=
+			if [[ $body =~ ^(.*[^\\])[[:space:]]*#[[:space:]]*(([Ss][Kk][Ii][Pp]|[Tt][Oo][Dd][Oo]).*)$ ]]; then
+				body=${BASH_REMATCH[1]}
+				dir=${BASH_REMATCH[2]}
+			fi
+			body=${body//\\#/#}
+			seen=$((seen + 1))
+			case $dir in [Tt][Oo][Dd][Oo]*) ;; *) [ $pass = 1 ] || bad=$((bad + 1)) ;; esac
+			_tap_result $pass "$name: ${body% }" "$dir"
+		elif [[ $line =~ ^1\.\.([0-9]+) ]]; then
+			plan=${BASH_REMATCH[1]}
+		elif [[ $line = "#"* ]]; then
+			printf '%s\n' "$line"
+		elif [ -n "$line" ]; then
+			printf '# %s\n' "$line"
+		fi
+	done < <("$@" 2>&1; echo "tap_merge-exit $?")
+	if [ -z "$plan" ]; then
+		_tap_result 0 "$name ended without a plan after $seen results (exit ${st:-?})"
+	elif [ "$plan" != "$seen" ]; then
+		_tap_result 0 "$name planned $plan checks but printed $seen (exit ${st:-?})"
+	elif [ "${st:-1}" != 0 ] && [ $bad = 0 ]; then
+		_tap_result 0 "$name exited with status ${st:-?} after all its checks passed"
+	elif [ "${st:-1}" = 0 ] && [ $bad != 0 ]; then
+		_tap_result 0 "$name exited with status 0 after $bad failed checks"
+	fi
 }
 
 bail_out() {
@@ -121,7 +180,7 @@ _tap_end() {
 		diag "planned $_tap_plan tests but ran $_tap_n"
 		_tap_failed=$((_tap_failed + 1))
 	fi
-	msg="${SROCE_SUITE:-$(basename "$0")}: $_tap_passed passed, $_tap_failed failed, $_tap_skipped skipped"
+	msg="${SROCE_SUITE:-$(basename "$0")}: $_tap_passed passed, $_tap_failed failed, $_tap_skipped skipped, $_tap_todo todo"
 	diag "$msg"
 	if [ $_tap_failed != 0 ]; then exit 1; fi
 	# A suite that died on its own (set -e, bail_out) keeps its status.

@@ -19,9 +19,7 @@ run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
 gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
 ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
 
-timeout 300 /usr/libexec/sroce/ring_scribble "$dev" "${gid:-0}" 2>&1
-st=$?
-ok "$((st == 0))" "ring_scribble on $dev (exit $st)"
+tap_merge ring_scribble timeout 300 /usr/libexec/sroce/ring_scribble "$dev" "${gid:-0}"
 
 oops=$(dmesg | tail -n +"$((log0 + 1))" | grep -E "$bad")
 ok "$([ -z "$oops" ] && echo 1 || echo 0)" "no BUG, WARNING, Oops or general protection fault in the kernel log"

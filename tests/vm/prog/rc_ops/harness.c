@@ -19,6 +19,7 @@ const struct opts defaults = {
 };
 
 const char *skip_why;
+const char *todo_why;
 int op_ms = OP_MS;
 static int ntimeouts;
 static char msg[512];

@@ -74,6 +74,7 @@ struct buf {
 
 extern const struct opts defaults;
 extern const char *skip_why;		/* set by a test that cannot run */
+extern const char *todo_why;		/* set for a capability not built */
 extern int op_ms;			/* deadline for one completion now */
 
 /* rc_ops.c */
