@@ -173,17 +173,54 @@ watch_boot() {
 	kill "$(cat "$run/h$n.pid" 2>/dev/null)" 2>/dev/null || true
 }
 
+# nic_dump N: what QEMU N's monitor says of its NIC and both of its virtio
+# queues (0 receive, 1 transmit): whether the device or the guest driver
+# holds a wedged link. To stderr, marked "[hN qemu]".
+nic_dump() {
+	local n=$1 port dev=/machine/peripheral/nic0/virtio-backend
+	port=$(cat "$run/h$n.monport" 2>/dev/null) || return 0
+	{
+		exec 5<>"/dev/tcp/127.0.0.1/$port" || return 0
+		printf '%s\n' "info network" "info virtio-status $dev" \
+			"info virtio-queue-status $dev 0" "info virtio-queue-status $dev 1" >&5
+		timeout 3 cat <&5
+		exec 5>&-
+	} 2>&1 | tr -d '\r' | sed "s/^/[h$n qemu] /" >&2
+}
+
+# watch_link: in a two-VM run, the first time a guest reports a dead link
+# (link_alive in tests/vm/roce.sh) or its kernel a stuck transmit queue,
+# both QEMUs describe their NICs.
+watch_link() {
+	while [ ! -f "$run/h1.rc" ] || [ ! -f "$run/h2.rc" ]; do
+		if grep -qaE 'SROCE-LINK-DEAD|NETDEV WATCHDOG' "$(hostlog 1)" "$(hostlog 2)" 2>/dev/null; then
+			echo "vm-run: a guest reports a dead link; QEMU's view of both NICs follows" >&2
+			nic_dump 1
+			nic_dump 2
+			return 0
+		fi
+		sleep 2
+	done
+}
+
 start=$(date +%s.%N)
 for attempt in 1 2; do
 	rm -f "$run"/h*.boothang "$run"/h*.rc
 	if [ $two = 1 ]; then
 		net=p2p
 		read -r pa pb < <(free_ports)
+		read -r m1 m2 < <(free_ports)
+		echo "$m1" >"$run/h1.monport"
+		echo "$m2" >"$run/h2.monport"
 		boot 1 -netdev "socket,id=l,udp=127.0.0.1:$pb,localaddr=127.0.0.1:$pa" \
-			-device virtio-net-pci,netdev=l,mac=52:54:00:77:00:01,romfile=
+			-device virtio-net-pci,id=nic0,netdev=l,mac=52:54:00:77:00:01,romfile= \
+			-monitor "tcp:127.0.0.1:$m1,server=on,wait=off"
 		boot 2 -netdev "socket,id=l,udp=127.0.0.1:$pa,localaddr=127.0.0.1:$pb" \
-			-device virtio-net-pci,netdev=l,mac=52:54:00:77:00:02,romfile=
+			-device virtio-net-pci,id=nic0,netdev=l,mac=52:54:00:77:00:02,romfile= \
+			-monitor "tcp:127.0.0.1:$m2,server=on,wait=off"
 		hosts=(1 2)
+		watch_link &
+		pids+=($!)
 	else
 		net=user
 		# restrict=on: the guest gets a NIC but no route to anything outside.

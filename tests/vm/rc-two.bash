@@ -19,6 +19,10 @@ rc_two_run() {
 	local server=$1 desc=$2 port=$rc_two_port
 	shift 2
 	rc_two_port=$((rc_two_port + 1))
+	# A dead link fails every later check after its full timeout: stop
+	# the suite at once and say why (the peer does the same).
+	link_alive "$SROCE_PEER_IP4" ||
+		bail_out "the link to $SROCE_PEER_IP4 is dead before \"$desc\""
 	if [ "$SROCE_HOST" = "$server" ]; then
 		run_ok "$desc (server, $rc_two_me)" timeout 150 "$@" -p "$port"
 	else

@@ -58,6 +58,27 @@ retry() {
 	return 1
 }
 
+# link_alive PEER [NETDEV]: the peer answers a ping within a few tries (a
+# lossy link may drop one or two). When it does not, the local side of the
+# link is described (counters, qdisc, the driver's queue statistics, what
+# the kernel said about the device) and the call fails, so a two-host suite
+# can stop with a diagnosis instead of timing out check after check.
+link_alive() {
+	local peer=$1 nd=${2:-eth0} i
+	for i in 1 2 3 4 5; do
+		ping -c 1 -W 2 "$peer" >/dev/null 2>&1 && return 0
+	done
+	# SROCE-LINK-DEAD asks vm-run for QEMU's view of both NICs.
+	echo "SROCE-LINK-DEAD: $nd to $peer"
+	diag "link to $peer is dead: 5 pings unanswered"
+	diag "$(ip -s link show "$nd" 2>&1)"
+	diag "$(tc -s qdisc show dev "$nd" 2>&1)"
+	diag "$(ethtool -S "$nd" 2>&1 | grep -vE ': 0$' | head -n 40)"
+	diag "$(grep -H . /sys/class/net/"$nd"/queues/tx-*/tx_timeout 2>&1)"
+	diag "$(dmesg | grep -iE 'watchdog|tx timeout|virtio' | tail -n 10)"
+	return 1
+}
+
 # connect_retry CMD...: run a client until its server listens; any other
 # failure ends it at once, with its output.
 connect_retry() {
