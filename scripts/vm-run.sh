@@ -109,11 +109,12 @@ qemu_common=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2G
 	-nographic -no-reboot -kernel "$vmlinux" -initrd "$run/initrd"
 	${SROCE_VM_QEMU_ARGS:-})
 
-# Two distinct free UDP ports on 127.0.0.1, from a random base so parallel
+# Two consecutive ports on 127.0.0.1 no UDP or TCP socket uses (the link and
+# the monitors take them), from a random base so parallel
 # harness runs do not pick the same pair.
 free_ports() {
 	local used a
-	used=$(ss -Hun 2>/dev/null | awk '{print $4}'; ss -Huln 2>/dev/null | awk '{print $4}')
+	used=$(ss -Htuan 2>/dev/null | awk '{print $5}')
 	for _ in $(seq 50); do
 		a=$((20000 + RANDOM % 40000))
 		if ! grep -qE ":($a|$((a + 1)))\$" <<<"$used"; then
@@ -185,7 +186,7 @@ nic_dump() {
 			"info virtio-queue-status $dev 0" "info virtio-queue-status $dev 1" >&5
 		timeout 3 cat <&5
 		exec 5>&-
-	} 2>&1 | tr -d '\r' | sed "s/^/[h$n qemu] /" >&2
+	} 2>&1 | tr -d '\r' | grep -av $'\x1b' | sed "s/^/[h$n qemu] /" >&2
 }
 
 # watch_link: in a two-VM run, the first time a guest reports a dead link
