@@ -3,7 +3,7 @@
 # kernel's rdma_rxe, the reference: every check must pass on rxe except the
 # known rxe deviations listed below, which rc_ops reports as TODO (an
 # expected failure; "ok ... # TODO" means the deviation is gone).
-#   scripts/vm-run.sh tests/vm/rc-rxe.sh
+#   scripts/vm-run.sh tests/vm/rc-rxe.sh [-t GLOB]...
 # rc_ops's checks are counted as this suite's own (tap_merge).
 set -u
 # shellcheck source=tests/vm/lib.sh
@@ -45,7 +45,7 @@ ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${g
 
 args=()
 for k in ${known[@]+"${known[@]}"}; do args+=(-k "$k"); done
-tap_merge rc_ops timeout 300 /usr/libexec/sroce/rc_ops ${args[@]+"${args[@]}"} "$dev" "${gid:-0}"
+tap_merge rc_ops timeout 300 /usr/libexec/sroce/rc_ops ${args[@]+"${args[@]}"} "$@" "$dev" "${gid:-0}"
 
 run_ok "rdma link delete $dev" rdma link delete "$dev"
 run_ok "rmmod rdma_rxe" rmmod rdma_rxe

@@ -4,7 +4,8 @@
 # check must pass: sroce keeps the IBTA spec where rxe does not
 # (Documentation/rxe-differences.rst). What sroce has not built yet
 # (memory windows) is a TODO "not built", never a pass.
-#   scripts/vm-run.sh tests/vm/rc-sroce.sh
+#   scripts/vm-run.sh tests/vm/rc-sroce.sh [-t GLOB]...
+# (arguments go to rc_ops: -t runs only the checks whose ID matches)
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
@@ -17,7 +18,7 @@ run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
 gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
 ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
 
-tap_merge rc_ops timeout 600 /usr/libexec/sroce/rc_ops "$dev" "${gid:-0}"
+tap_merge rc_ops timeout 600 /usr/libexec/sroce/rc_ops "$@" "$dev" "${gid:-0}"
 rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 
 run_ok "rdma link delete $dev" rdma link delete "$dev"

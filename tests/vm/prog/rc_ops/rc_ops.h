@@ -78,8 +78,15 @@ extern const char *todo_why;		/* set for a capability not built */
 extern int op_ms;			/* deadline for one completion now */
 
 /* rc_ops.c */
+int selected(const char *id);
 __attribute__((format(printf, 3, 4)))
-void report(const char *id, const char *err, const char *fmt, ...);
+void report_result(const char *id, const char *err, const char *fmt, ...);
+/* Runs test @id (the expression @err) only if -t selected it. */
+#define report(id, err, ...) \
+	do { \
+		if (selected(id)) \
+			report_result(id, err, __VA_ARGS__); \
+	} while (0)
 
 /* harness.c */
 __attribute__((format(printf, 1, 2)))
