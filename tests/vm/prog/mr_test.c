@@ -3,9 +3,9 @@
  * mr_test DEVICE: memory registration through the public libibverbs API
  * only. Every access combination, sizes from 1 byte to 64 MiB, the
  * refusals (bad flags, empty, too big, unmapped, read-only memory made
- * writable), keys (never 0, new on every registration), rereg of
- * translation, access and PD, 1000 MRs at once, and a close with MRs
- * still registered. Prints TAP; exits non-zero if any test failed.
+ * writable), keys (never 0, new on every registration, kept by a
+ * rereg), rereg of translation, access and PD, 1000 MRs at once, and a
+ * close with MRs still registered. Prints TAP; exits non-zero if any test failed.
  *
  * mr_test DEVICE hold: register 100 MRs, print "ready", wait to be killed
  * (the device is removed under it meanwhile).
@@ -201,22 +201,22 @@ static void check_rereg(struct ibv_context *ctx, struct ibv_pd *pd,
 	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 			   IBV_ACCESS_REMOTE_WRITE);
-	check(ret == 0 && mr->lkey && mr->lkey != key && mr->rkey == mr->lkey,
-	      "rereg access: new key 0x%x (was 0x%x) (%d %s)", mr->lkey, key,
+	check(ret == 0 && mr->lkey == key && mr->rkey == mr->lkey,
+	      "rereg access: key 0x%x kept (was 0x%x) (%d %s)", mr->lkey, key,
 	      ret, ret ? strerror(errno) : "ok");
 
 	key = mr->lkey;
 	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, buf2 + 7,
 			   3 * pagesz, 0);
-	check(ret == 0 && mr->lkey != key && can_read_via(mr, buf2 + 7,
+	check(ret == 0 && mr->lkey == key && can_read_via(mr, buf2 + 7,
 							  3 * pagesz),
-	      "rereg translation: new range and key (%d %s)", ret,
+	      "rereg translation: new range, key kept (%d %s)", ret,
 	      ret ? strerror(errno) : "ok");
 
 	key = mr->lkey;
 	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
-	check(ret == 0 && mr->pd == pd2 && mr->lkey != key,
-	      "rereg PD: moved to the second PD (%d %s)", ret,
+	check(ret == 0 && mr->pd == pd2 && mr->lkey == key,
+	      "rereg PD: moved to the second PD, key kept (%d %s)", ret,
 	      ret ? strerror(errno) : "ok");
 	ret = ibv_dealloc_pd(pd2);
 	check(ret == EBUSY, "the second PD is busy with the MR (%d)", ret);
@@ -226,7 +226,7 @@ static void check_rereg(struct ibv_context *ctx, struct ibv_pd *pd,
 			   IBV_REREG_MR_CHANGE_ACCESS |
 			   IBV_REREG_MR_CHANGE_TRANSLATION, pd, buf, pagesz,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
-	check(ret == 0 && mr->pd == pd && mr->lkey != key &&
+	check(ret == 0 && mr->pd == pd && mr->lkey == key &&
 	      can_read_via(mr, buf, pagesz),
 	      "rereg all three at once (%d %s)", ret,
 	      ret ? strerror(errno) : "ok");

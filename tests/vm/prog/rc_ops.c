@@ -242,6 +242,13 @@ int main(int argc, char **argv)
 	    selected("send-inv") || selected("mw-invalidated"))
 		t_mw(&rc);
 
+	/* Memory registration changed under traffic. */
+	report("rereg-access", t_rereg(&rc, 0), "rereg local-only -> remote: WRITE and READ work with the rkey the peer had; -> no REMOTE_WRITE: WRITE gets REM_ACCESS_ERR");
+	report("rereg-trans", t_rereg(&rc, 1), "rereg to another buffer: the keys known before work there, the old range is REM_ACCESS_ERR");
+	report("rereg-pd", t_rereg(&rc, 2), "rereg to another PD and back: the keys known before work; to another PD: REM_ACCESS_ERR");
+	report("rereg-local", t_rereg(&rc, 3), "the lkey known before of an MR reregistered (translation, PD, access) and back still works");
+	report("rereg-writable", t_rereg(&rc, 4), "rereg a read-only MR to remote write: a SEND (lkey), WRITE and READ (rkey) land through the keys known before");
+
 	/* Error paths: each on fresh QPs. */
 	report("err-bad-rkey", t_err_access(&rc, 0, 0), "RDMA WRITE with a bad rkey: REM_ACCESS_ERR, target untouched, QP in ERR");
 	report("err-read-bounds", t_err_access(&rc, 1, 0), "RDMA READ past the end of the MR: REM_ACCESS_ERR, QP in ERR");

@@ -118,8 +118,9 @@ struct sroce_pagelist {
 
 /*
  * attr is what the gate checks. For user and DMA MRs it never changes once
- * the MR is in the key table (rereg makes a new MR) except state, which
- * dereg sets to FREE. Lookups take ref with refcount_inc_not_zero() under
+ * the MR is in the key table (rereg makes a new MR, which takes the slot
+ * and the key) except state, which dereg, or the rereg that replaced the
+ * MR, sets to FREE. Lookups take ref with refcount_inc_not_zero() under
  * RCU; dereg drops the table's reference and waits on done.
  */
 struct sroce_mr {

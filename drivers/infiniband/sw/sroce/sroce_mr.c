@@ -13,12 +13,14 @@
  * release the pages, free the memory after a grace period (a lookup may
  * still be looking at it).
  *
- * An MR's attributes never change in place: rereg builds a new MR with a
- * new key, and the RDMA core then deregisters the old one. Fast-reg MRs
- * are the exception by nature: REG_MR and invalidation (LOCAL_INV,
- * SEND_WITH_INV) rewrite them whole under mr->lock, and the check takes
- * a consistent copy, and an invalidation waits for the copies that passed
- * the check before it.
+ * An MR's attributes never change in place: rereg builds a new MR that
+ * takes over the old one's slot in the key table, and its key, so the keys
+ * handed out before name the new attributes at once (and the old ones no
+ * more); the RDMA core then deregisters the old MR, which leaves the slot
+ * alone. Fast-reg MRs are the exception by nature: REG_MR and invalidation
+ * (LOCAL_INV, SEND_WITH_INV) rewrite them whole under mr->lock, and the
+ * check takes a consistent copy, and an invalidation waits for the copies
+ * that passed the check before it.
  */
 #include <linux/log2.h>
 #include <linux/random.h>
@@ -112,6 +114,29 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 	if (ret)
 		xa_erase(&t->xa, index);
 	return ret;
+}
+
+/*
+ * rereg: @mr takes @old's slot and key with one store, so a lookup finds
+ * one or the other, whole; @old is marked free for whoever found it just
+ * before. The caller holds @old's uobject for writing: no dereg races.
+ */
+static int sroce_mr_replace(struct sroce_dev *sdev, struct sroce_mr *old,
+			    struct sroce_mr *mr)
+{
+	void *prev;
+
+	mr->index = old->index;
+	mr->attr.key = old->attr.key;
+	mr->ibmr.lkey = mr->attr.key;
+	mr->ibmr.rkey = mr->attr.key;
+	prev = xa_cmpxchg(&sdev->mrs.xa, old->index, old, mr, GFP_KERNEL);
+	if (xa_is_err(prev))
+		return xa_err(prev);
+	if (WARN_ON_ONCE(prev != old))
+		return -EINVAL;
+	WRITE_ONCE(old->attr.state, SROCE_MR_FREE);
+	return 0;
 }
 
 static void sroce_umap_release(struct kref *ref)
@@ -209,11 +234,16 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-/* A user MR over umap, published; consumes umap's reference. */
+/*
+ * A user MR over umap, published under a new key, or under @old's when it
+ * replaces @old (rereg); consumes umap's reference.
+ */
 static struct ib_mr *sroce_user_mr_new(struct ib_pd *ibpd,
 				       struct sroce_umap *umap, u64 iova,
-				       u64 length, int acc)
+				       u64 length, int acc,
+				       struct sroce_mr *old)
 {
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
 	struct sroce_mr *mr;
 	int ret;
 
@@ -224,7 +254,8 @@ static struct ib_mr *sroce_user_mr_new(struct ib_pd *ibpd,
 	}
 	mr->umap = umap;
 	sroce_mr_set(mr, iova, length, acc, SROCE_MR_VALID);
-	ret = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	ret = old ? sroce_mr_replace(sdev, old, mr) :
+		    sroce_mr_publish(sdev, mr);
 	if (ret) {
 		sroce_mr_free(mr);
 		return ERR_PTR(ret);
@@ -252,16 +283,19 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	umap = sroce_umap_create(ibpd->device, start, length, access);
 	if (IS_ERR(umap))
 		return ERR_CAST(umap);
-	return sroce_user_mr_new(ibpd, umap, iova, length, acc);
+	return sroce_user_mr_new(ibpd, umap, iova, length, acc, NULL);
 }
 
 /*
- * Always a new MR (new key), never an in-place change: the gate then never
- * sees a mix of old and new PD and rights, and the core deregisters the
- * old MR (waiting for its users) right after. ibpd is the new PD, or the
- * old one without IB_MR_REREG_PD. Without IB_MR_REREG_TRANS the pages are
- * shared, unless the MR becomes writable over a read-only pin: then the
- * same range is pinned again for writing.
+ * Always a new MR, never an in-place change: the gate then never sees a
+ * mix of old and new PD and rights, and the core deregisters the old MR
+ * (waiting for its users) right after. The new MR keeps the old one's key
+ * (sroce_mr_replace()): consumers exchange keys once, at connection time,
+ * and expect them to stay valid with the new attributes, as on other
+ * devices. ibpd is the new PD, or the old one without IB_MR_REREG_PD.
+ * Without IB_MR_REREG_TRANS the pages are shared, unless the MR becomes
+ * writable over a read-only pin: then the same range is pinned again for
+ * writing.
  */
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
@@ -301,7 +335,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	} else {
 		kref_get(&umap->ref);
 	}
-	return sroce_user_mr_new(ibpd, umap, iova, length, acc);
+	return sroce_user_mr_new(ibpd, umap, iova, length, acc, old);
 }
 
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -310,7 +344,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_mr *mr = to_smr(ibmr);
 
 	WRITE_ONCE(mr->attr.state, SROCE_MR_FREE);
-	xa_erase(&sdev->mrs.xa, mr->index);
+	/* Unless a rereg gave the slot to the MR that replaced this one. */
+	xa_cmpxchg(&sdev->mrs.xa, mr->index, mr, NULL, 0);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->done);
 	sroce_mr_free(mr);
