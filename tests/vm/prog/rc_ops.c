@@ -198,6 +198,9 @@ int main(int argc, char **argv)
 	report("post-recv-sge", t_post_limit(&rc, 2), "a receive with max_recv_sge + 1 SGEs fails with EINVAL");
 	report("post-send-full", t_post_limit(&rc, 3), "max_send_wr SENDs waiting on RNR fill the SQ, one more fails with ENOMEM; all complete in order");
 	report("post-recv-full", t_post_limit(&rc, 4), "max_recv_wr receives fill the RQ, one more fails with ENOMEM");
+	report("max-msg", t_max_msg(&rc, 0), "max_msg_sz is above 4 KiB; a WRITE of max_msg_sz (at most 8 MiB) arrives intact");
+	report("max-msg-mtu256", t_max_msg(&rc, 1), "at path MTU 256 a READ of max_msg_sz is accepted (fails only on the keys' ranges)");
+	report("max-msg-over", t_max_msg(&rc, 2), "at path MTU 256 a READ of max_msg_sz + 1 ends in LOC_LEN_ERR");
 
 	/* Operations and sizes. */
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {

@@ -41,9 +41,15 @@
 #define SROCE_MAX_INFLIGHT	256
 /* Packets an engine handles per run before the others get a turn. */
 #define SROCE_BUDGET		64
-/* Largest message: the IBTA's 2^31 bytes, and at most this many PSNs. */
-#define SROCE_MAX_MSG		BIT(31)
+/*
+ * A message takes at most SROCE_MAX_MSG_PSNS PSNs, so PSN order holds with
+ * a 24-bit PSN. The largest message this device sends (the port's
+ * max_msg_sz) is what that allows at the smallest path MTU, 256: 1 GiB,
+ * at every MTU alike. Requests from a peer may be longer where the MTU
+ * keeps them within the PSNs.
+ */
 #define SROCE_MAX_MSG_PSNS	BIT(22)
+#define SROCE_MAX_MSG		(SROCE_MAX_MSG_PSNS * 256)
 
 /* Where packets go and how they are addressed, fixed at RTR. */
 struct sroce_av {

@@ -88,10 +88,8 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 		for (i = 0; i < h->num_sge; i++)
 			len += s->sge[i].length;
 	}
+	/* Longer than the port's max_msg_sz: at no MTU does it fit the PSNs. */
 	if (len > SROCE_MAX_MSG)
-		return IB_WC_LOC_LEN_ERR;
-	/* PSN order holds over half the 24-bit space; keep well inside. */
-	if (div_u64(len, qp->mtu) >= SROCE_MAX_MSG_PSNS)
 		return IB_WC_LOC_LEN_ERR;
 	if (sroce_op_is_atomic(h->opcode) &&
 	    (h->num_sge != 1 || s->sge[0].length < sizeof(u64)))

@@ -310,9 +310,9 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	u32 npsn;
 	int ret;
 
-	/* Beyond the IBTA's largest message, PSNs would lose their order. */
-	if (pkt->f.reth.len > SROCE_MAX_MSG ||
-	    pkt->f.reth.len / qp->mtu >= SROCE_MAX_MSG_PSNS) {
+	/* Responses beyond this many PSNs would lose their order. */
+	if (DIV_ROUND_UP_ULL((u64)pkt->f.reth.len, qp->mtu) >
+	    SROCE_MAX_MSG_PSNS) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
 				 IB_EVENT_QP_REQ_ERR);
 		return -EINVAL;

@@ -104,6 +104,7 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->active_mtu = mtu ? mtu : IB_MTU_256;
 	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
 	attr->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
+	attr->max_msg_sz = SROCE_MAX_MSG;
 	sroce_port_speed(sdev, &attr->active_speed, &attr->active_width);
 	return 0;
 }
