@@ -217,6 +217,8 @@ int main(int argc, char **argv)
 	report("write-0", t_write(&rc, 0, 0), "zero-length RDMA WRITE: target untouched");
 	report("write-imm", t_write(&rc, 4097, 1), "RDMA WRITE_WITH_IMM of 4097 B: RECV_RDMA_WITH_IMM, byte_len, receive buffer untouched");
 	report("write-imm-0", t_write(&rc, 0, 1), "zero-length RDMA WRITE_WITH_IMM");
+	report("write-imm-rnr", t_write_imm_rnr(&rc, 1000), "one-packet WRITE_WITH_IMM meets RNR NAKs until the receive is posted: success, data, RECV_RDMA_WITH_IMM");
+	report("write-imm-rnr-multi", t_write_imm_rnr(&rc, 4097), "five-packet WRITE_WITH_IMM meets RNR NAKs until the receive is posted: success, data, RECV_RDMA_WITH_IMM");
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		snprintf(id, sizeof(id), "read-%zu", sizes[i]);
 		report(id, t_read(&rc, sizes[i]), "RDMA READ of %zu B", sizes[i]);

@@ -156,6 +156,14 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	struct sroce_mr *mr;
 	int ret;
 
+	/*
+	 * The receive WQE first, before anything about the message changes:
+	 * an RNR NAK must leave the responder as if the packet never came,
+	 * so that the retried packet (the only one of a one-packet write, or
+	 * the last one) is taken again as it was.
+	 */
+	if ((info->exts & SROCE_HAS(IMMDT)) && sroce_resp_need_rwqe(qp, pkt))
+		return -EAGAIN;
 	if (info->pos & SROCE_POS_FIRST) {
 		ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
 				     pkt->f.reth.va, pkt->f.reth.len,
@@ -176,9 +184,6 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				 IB_EVENT_QP_REQ_ERR);
 		return -EINVAL;
 	}
-	/* Before any byte moves: a retried last packet must find it again. */
-	if ((info->exts & SROCE_HAS(IMMDT)) && sroce_resp_need_rwqe(qp, pkt))
-		return -EAGAIN;
 	/* Checked again: the MR may have gone since the first packet. */
 	ret = sroce_mr_check(qp->sdev, qp->resp.wr_rkey, true, qp->pd,
 			     qp->resp.wr_va, pkt->pay_len,

@@ -2,8 +2,8 @@
 /*
  * What the parts of rc_ops share. ../rc_ops.c has main(), the TAP output
  * and the -k list; harness.c the buffers, completions, async events and
- * QP set-up; data.c, errors.c, events.c, limits.c and mr.c the tests,
- * each returning NULL when it passed or why it failed (fail()).
+ * QP set-up; data.c, errors.c, events.c, limits.c, mr.c and rnr.c the
+ * tests, each returning NULL when it passed or why it failed (fail()).
  */
 #ifndef SROCE_RC_OPS_H
 #define SROCE_RC_OPS_H
@@ -179,6 +179,9 @@ const char *t_rereg(struct rc *rc, int kind);
 
 /* limits.c */
 const char *t_max_msg(struct rc *rc, int kind);
+
+/* rnr.c */
+const char *t_write_imm_rnr(struct rc *rc, size_t len);
 
 /* events.c */
 const char *t_ev_comm_est(struct rc *rc);
