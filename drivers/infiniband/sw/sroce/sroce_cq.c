@@ -68,6 +68,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	cq->is_user = !!udata;
 	ret = sroce_cq_alloc_ring(&cq->q, entries, udata);
 	if (ret)
@@ -93,6 +94,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct sroce_cq *cq = to_scq(ibcq);
 
 	sroce_queue_destroy(&cq->q);
+	mutex_destroy(&cq->resize_mutex);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
 	return 0;
 }
@@ -100,11 +102,14 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 /*
  * The kernel reads the old ring's consumer index once, clamped, and moves
  * what is left into the new ring from index 0; libsroce holds its CQ lock
- * across the call and then maps the new ring.
+ * across the call and then maps the new ring. Under resize_mutex: the
+ * reply describes cq->q after the unlock, when only another resize could
+ * replace (and free) it.
  */
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+static int sroce_cq_resize_locked(struct sroce_cq *cq, int cqe,
+				  struct ib_udata *udata)
 {
-	struct sroce_cq *cq = to_scq(ibcq);
+	struct ib_cq *ibcq = &cq->ibcq;
 	struct sroce_queue nq, old;
 	u32 entries, cons, used, i;
 	unsigned long flags;
@@ -160,6 +165,17 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	sroce_queue_destroy(&old);
 	ibcq->cqe = entries - 1;
 	return 0;
+}
+
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int ret;
+
+	mutex_lock(&cq->resize_mutex);
+	ret = sroce_cq_resize_locked(cq, cqe, udata);
+	mutex_unlock(&cq->resize_mutex);
+	return ret;
 }
 
 static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_qp *qp,

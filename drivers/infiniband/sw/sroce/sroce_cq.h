@@ -2,6 +2,7 @@
 #ifndef SROCE_CQ_H
 #define SROCE_CQ_H
 
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
@@ -12,6 +13,11 @@ struct sroce_cq {
 	struct ib_cq ibcq;
 	/* Serializes producers (engines), kernel polling and resize. */
 	spinlock_t lock;
+	/*
+	 * One resize at a time, from the new ring to the reply: the uverbs
+	 * core holds the CQ only for reading, so two can meet.
+	 */
+	struct mutex resize_mutex;
 	struct sroce_queue q;
 	bool is_user;
 	/* Set on the first CQE that did not fit; the CQ stays in error. */

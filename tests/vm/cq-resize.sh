@@ -1,0 +1,25 @@
+#!/bin/bash
+# cq-resize.sh: several threads resize one CQ at once (raw RESIZE_CQ
+# commands, past libsroce's own lock) while RDMA WRITEs complete into it:
+# each reply describes the ring its call made, every completion arrives,
+# and the harness finds no splat (slub_debug).
+#   scripts/vm-run.sh tests/vm/cq-resize.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+dev=sroce0
+ND=${SROCE_NETDEV:-eth0}
+
+run_ok "modprobe sroce" modprobe sroce
+run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
+gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
+ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
+
+timeout 300 /usr/libexec/sroce/cq_resize_race "$dev" "${gid:-0}" 2>&1
+st=$?
+ok "$((st == 0))" "cq_resize_race on $dev (exit $st)"
+
+run_ok "rdma link delete $dev" rdma link delete "$dev"
+run_ok "rmmod sroce" rmmod sroce
+done_testing
