@@ -7,6 +7,7 @@
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/version.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -29,6 +30,14 @@ sroce_create_cq_udata(struct uverbs_attr_bundle *attrs)
 static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 {
 	return udata;
+}
+#endif
+
+/* vm_flags became write-protected behind helpers in 6.3. */
+#if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
 }
 #endif
 

@@ -80,7 +80,7 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_pd *pd,
 {
 	struct sroce_mr *mr;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return NULL;
 	mr->pd = pd;
@@ -160,7 +160,7 @@ static struct sroce_umap *sroce_umap_create(struct ib_device *ibdev,
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);
 	npages = ib_umem_num_pages(umem);
-	umap = kvzalloc(struct_size(umap, pages, npages), GFP_KERNEL);
+	umap = kvzalloc(struct_size(umap, pages, npages), GFP_KERNEL_ACCOUNT);
 	if (!umap) {
 		ib_umem_release(umem);
 		return ERR_PTR(-ENOMEM);
@@ -370,8 +370,10 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->frmr.max_pages = max_num_sg;
-	mr->frmr.map.addrs = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
-	mr->frmr.active.addrs = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->frmr.map.addrs = kcalloc(max_num_sg, sizeof(u64),
+				     GFP_KERNEL_ACCOUNT);
+	mr->frmr.active.addrs = kcalloc(max_num_sg, sizeof(u64),
+					GFP_KERNEL_ACCOUNT);
 	if (!mr->frmr.map.addrs || !mr->frmr.active.addrs) {
 		sroce_mr_free(mr);
 		return ERR_PTR(-ENOMEM);

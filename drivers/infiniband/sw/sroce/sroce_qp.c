@@ -332,7 +332,8 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
 			       SROCE_MAX_SGE);
 	qp->max_inline = min_t(u32, body, SROCE_MAX_INLINE);
 	qp->swqe_size = ALIGN(sizeof(struct sroce_swqe) + body, 8);
-	qp->swqes = vzalloc(array_size(entries, qp->swqe_size));
+	qp->swqes = __vmalloc(array_size(entries, qp->swqe_size),
+			      GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!qp->swqes) {
 		ret = -ENOMEM;
 		goto err_sq;
@@ -680,7 +681,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && attr->max_dest_rd_atomic) {
 		res = kcalloc(attr->max_dest_rd_atomic, sizeof(*res),
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 		ret = -ENOMEM;
 		if (!res)
 			goto out;

@@ -6,6 +6,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "sroce_queue.h"
 
 static inline struct sroce_mmap_entry *
@@ -15,12 +16,15 @@ to_smmap(struct rdma_user_mmap_entry *rdma_entry)
 }
 
 /*
- * @num_entries must be a power of two. With @uctx the buffer is offered to
- * userspace through an mmap entry and is vfree()d when the entry's last
- * reference goes, at queue destroy (mappings hold no entry reference). A
- * process that still maps the queue then keeps the pages themselves:
- * remap_vmalloc_range() took a page reference for each, so nothing is
- * freed under it. Device disassociation does not zap these mappings.
+ * @num_entries must be a power of two. Its size is the caller's choice, so
+ * the buffer is charged to the caller's memory cgroup (__GFP_ACCOUNT);
+ * vmalloc_user() cannot be asked to, so the buffer is plain vmalloc memory
+ * and sroce_mmap() inserts its pages itself. With @uctx the buffer is
+ * offered to userspace through an mmap entry and is vfree()d when the
+ * entry's last reference goes, at queue destroy (mappings hold no entry
+ * reference). A process that still maps the queue then keeps the pages
+ * themselves: vm_insert_page() took a page reference for each, so nothing
+ * is freed under it. Device disassociation does not zap these mappings.
  */
 int sroce_queue_init(struct sroce_queue *q, u32 num_entries, u32 entry_size,
 		     struct ib_ucontext *uctx)
@@ -33,8 +37,8 @@ int sroce_queue_init(struct sroce_queue *q, u32 num_entries, u32 entry_size,
 		return -EINVAL;
 	size = PAGE_ALIGN(sizeof(struct sroce_queue_ctrl) +
 			  (size_t)num_entries * entry_size);
-	/* vmalloc_user(): zeroed and safe to map into userspace. */
-	buf = vmalloc_user(size);
+	/* Zeroed: userspace must see nothing the pages held before. */
+	buf = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!buf)
 		return -ENOMEM;
 
@@ -48,7 +52,7 @@ int sroce_queue_init(struct sroce_queue *q, u32 num_entries, u32 entry_size,
 	if (!uctx)
 		return 0;
 
-	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL);
+	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL_ACCOUNT);
 	if (!q->mmap) {
 		ret = -ENOMEM;
 		goto err_buf;
@@ -83,6 +87,22 @@ u64 sroce_queue_mmap_offset(const struct sroce_queue *q)
 	return rdma_user_mmap_get_offset(&q->mmap->rdma);
 }
 
+/* What remap_vmalloc_range() does, for a buffer without VM_USERMAP. */
+static int sroce_mmap_pages(struct vm_area_struct *vma, void *buf)
+{
+	unsigned long uaddr;
+	int ret;
+
+	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, uaddr, vmalloc_to_page(buf));
+		if (ret)
+			return ret;
+		buf += PAGE_SIZE;
+	}
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
@@ -97,7 +117,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (vma->vm_end - vma->vm_start != rdma_entry->npages << PAGE_SHIFT)
 		ret = -EINVAL;
 	else
-		ret = remap_vmalloc_range(vma, entry->buf, 0);
+		ret = sroce_mmap_pages(vma, entry->buf);
 	rdma_user_mmap_entry_put(rdma_entry);
 	return ret;
 }

@@ -1,0 +1,28 @@
+#!/bin/bash
+# memcg.sh: what userspace sizes (CQ and QP rings, private WQE copies, MR
+# page tables) is charged to the creator's memory cgroup. memcg_charge
+# runs in a cgroup v2 group of its own and watches memory.current.
+#   scripts/vm-run.sh tests/vm/memcg.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+dev=sroce0
+ND=${SROCE_NETDEV:-eth0}
+cg=/sys/fs/cgroup
+
+run_ok "modprobe sroce" modprobe sroce
+run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
+mkdir -p $cg
+grep -q "^cgroup2 $cg " /proc/mounts || mount -t cgroup2 none $cg
+run_ok "cgroup v2 with the memory controller" \
+	bash -c "echo +memory > $cg/cgroup.subtree_control && mkdir -p $cg/sroce-t"
+# The group holds only the test: its memory.current moves with it alone.
+bash -c "echo \$\$ > $cg/sroce-t/cgroup.procs && exec timeout 120 /usr/libexec/sroce/memcg_charge $dev" 2>&1
+st=$?
+ok "$((st == 0))" "memcg_charge on $dev (exit $st)"
+rmdir $cg/sroce-t 2>/dev/null
+
+run_ok "rdma link delete $dev" rdma link delete "$dev"
+run_ok "rmmod sroce" rmmod sroce
+done_testing
