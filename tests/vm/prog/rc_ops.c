@@ -263,6 +263,8 @@ int main(int argc, char **argv)
 	report("err-flush-rq", t_err_flush(&rc, 0), "modify to ERR flushes 3 outstanding receives with WR_FLUSH_ERR");
 	report("err-flush-post-recv", t_err_flush(&rc, 1), "a receive posted in ERR completes with WR_FLUSH_ERR");
 	report("err-flush-post-send", t_err_flush(&rc, 2), "a send posted in ERR completes with WR_FLUSH_ERR");
+	report("err-flush-big-sq", t_err_flush_big(&rc, 0), "modify to ERR with a full SQ (up to 16384 SENDs): every one WR_FLUSH_ERR, in order");
+	report("err-flush-big-rq", t_err_flush_big(&rc, 1), "modify to ERR with a full RQ (up to 16384 receives): every one WR_FLUSH_ERR, in order");
 	report("err-retry-destroyed", t_err_retry(&rc, 0), "SEND to a destroyed peer, retry_cnt 1: RETRY_EXC_ERR");
 	report("err-retry-reset", t_err_retry(&rc, 1), "SEND to a peer in RESET, retry_cnt 1: RETRY_EXC_ERR");
 	report("err-retry-err", t_err_retry(&rc, 2), "SEND to a peer in ERR, retry_cnt 1: RETRY_EXC_ERR");

@@ -120,17 +120,19 @@ static bool sroce_op_is_rd(u8 op)
 }
 
 /*
- * Complete, in order, every WQE that is done. The slot is handed back
- * (cons) before the CQE is posted: a consumer that sees the completion may
- * post again at once and must find the room for it.
+ * Complete, in order, every WQE that is done, at most @max of them; returns
+ * how many. The slot is handed back (cons) before the CQE is posted: a
+ * consumer that sees the completion may post again at once and must find
+ * the room for it.
  */
-void sroce_comp_retire(struct sroce_qp *qp)
+u32 sroce_comp_retire_some(struct sroce_qp *qp, u32 max)
 {
 	struct sroce_cqe cqe;
 	struct sroce_swqe *s;
+	u32 n = 0;
 	bool post;
 
-	while (qp->comp.head != qp->req.cur) {
+	for (; n < max && qp->comp.head != qp->req.cur; n++) {
 		s = sroce_swqe(qp, qp->comp.head);
 		if (s->state != SROCE_SWQE_DONE)
 			break;
@@ -156,6 +158,13 @@ void sroce_comp_retire(struct sroce_qp *qp)
 		/* Release, as above. */
 		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
 	}
+	return n;
+}
+
+/* Acknowledgements bound this one: every WQE they finished retires. */
+void sroce_comp_retire(struct sroce_qp *qp)
+{
+	sroce_comp_retire_some(qp, U32_MAX);
 }
 
 /* @s finished with @status; sroce_comp_retire() completes it in order. */

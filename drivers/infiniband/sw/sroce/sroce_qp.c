@@ -177,9 +177,10 @@ static bool sroce_qp_engines(struct sroce_qp *qp)
 		skb_queue_purge(&qp->req_fifo);
 		skb_queue_purge(&qp->resp_fifo);
 		sroce_comp_halt(qp);
-		sroce_req_flush(qp);
-		sroce_resp_flush(qp);
-		return false;
+		/* Bounded like any run: the work item comes back for more. */
+		if (sroce_req_flush(qp, &budget))
+			return true;
+		return sroce_resp_flush(qp, &budget);
 	default:
 		break;
 	}

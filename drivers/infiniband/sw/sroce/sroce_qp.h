@@ -256,7 +256,7 @@ void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev);
 /* sroce_req.c */
 void sroce_req_run(struct sroce_qp *qp, int *budget);
 int sroce_req_rewind(struct sroce_qp *qp, u32 psn);
-void sroce_req_flush(struct sroce_qp *qp);
+bool sroce_req_flush(struct sroce_qp *qp, int *budget);
 bool sroce_req_pending(struct sroce_qp *qp);
 
 /* sroce_comp.c */
@@ -266,10 +266,11 @@ void sroce_comp_stop(struct sroce_qp *qp);
 void sroce_comp_halt(struct sroce_qp *qp);
 void sroce_comp_arm(struct sroce_qp *qp);
 void sroce_comp_retire(struct sroce_qp *qp);
+u32 sroce_comp_retire_some(struct sroce_qp *qp, u32 max);
 
 /* sroce_resp.c */
 void sroce_resp_run(struct sroce_qp *qp, int *budget);
-void sroce_resp_flush(struct sroce_qp *qp);
+bool sroce_resp_flush(struct sroce_qp *qp, int *budget);
 void sroce_resp_reset(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

@@ -465,33 +465,42 @@ int sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 	return 0;
 }
 
-/* In ERR: every WQE not completed yet completes with WR_FLUSH_ERR. */
-void sroce_req_flush(struct sroce_qp *qp)
+/*
+ * In ERR: every WQE not completed yet completes with WR_FLUSH_ERR, in
+ * order, at most @budget of them per run (an SQ holds up to max_qp_wr, and
+ * a run holds the BH-off run lock). Returns true when WQEs are left, for
+ * another run of the work item.
+ */
+bool sroce_req_flush(struct sroce_qp *qp, int *budget)
 {
 	struct sroce_swqe *s;
-	u32 i;
+	u32 i, end;
 
-	u32 n;
-
-	/*
-	 * Twice at most: WQEs posted meanwhile are either seen on the second
-	 * pass, or the provider sees the SQ idle and rings for another run.
-	 */
-	for (n = 0; n < 2; n++) {
-		while (sroce_req_fetch(qp))
+	while (*budget > 0) {
+		/* Copy out no more than this run completes. */
+		while (qp->req.fetched - qp->comp.head < (u32)*budget &&
+		       sroce_req_fetch(qp))
 			;
-		for (i = qp->comp.head; i != qp->req.fetched; i++) {
+		end = qp->comp.head + min_t(u32, *budget,
+					    qp->req.fetched - qp->comp.head);
+		for (i = qp->comp.head; i != end; i++) {
 			s = sroce_swqe(qp, i);
 			if (s->state != SROCE_SWQE_DONE) {
 				s->status = IB_WC_WR_FLUSH_ERR;
 				s->state = SROCE_SWQE_DONE;
 			}
 		}
-		qp->req.cur = qp->req.fetched;
+		qp->req.cur = end;
 		qp->req.off = 0;
-		sroce_comp_retire(qp);
+		*budget -= sroce_comp_retire_some(qp, *budget);
+		if (qp->comp.head != qp->req.fetched)
+			return true;
+		/*
+		 * Empty: WQEs posted meanwhile are either seen on the next
+		 * pass, or the provider sees the SQ idle and rings.
+		 */
 		if (sroce_req_go_idle(qp))
-			return;
+			return false;
 	}
-	sroce_qp_kick(qp);
+	return true;
 }

@@ -619,31 +619,33 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 	}
 }
 
-/* In ERR: the receive in progress and every posted one get WR_FLUSH_ERR. */
-void sroce_resp_flush(struct sroce_qp *qp)
+/*
+ * In ERR: the receive in progress and every posted one get WR_FLUSH_ERR,
+ * at most @budget of them per run. Returns true when receives are left.
+ */
+bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 {
 	struct sroce_cqe cqe = {
 		.status = IB_WC_WR_FLUSH_ERR,
 		.opcode = IB_WC_RECV,
 	};
 
-	u32 n = sroce_queue_entries(&qp->rq);
-
 	qp->resp.in_send = false;
 	qp->resp.in_write = false;
 	qp->resp.active = NULL;
 	qp->resp.ack_pending = false;
-	/* A ring's worth per run: the process may keep posting. */
 	while (qp->resp.have_rwqe || sroce_resp_get_rwqe(qp)) {
+		/* The WQE taken stays in rwqe for the next run. */
+		if (*budget <= 0)
+			return true;
+		(*budget)--;
 		cqe.wr_id = qp->resp.rwqe.wr_id;
 		qp->resp.have_rwqe = false;
+		/* A CQ in error takes nothing more. */
 		if (sroce_qp_complete(qp, true, &cqe, false))
-			break;
-		if (!--n) {
-			sroce_qp_kick(qp);
-			break;
-		}
+			return false;
 	}
+	return false;
 }
 
 /* Back to RESET: forget every message and every saved read or atomic. */

@@ -2,8 +2,9 @@
 /*
  * What the parts of rc_ops share. ../rc_ops.c has main(), the TAP output
  * and the -k list; harness.c the buffers, completions, async events and
- * QP set-up; data.c, errors.c, events.c, limits.c, mr.c and rnr.c the
- * tests, each returning NULL when it passed or why it failed (fail()).
+ * QP set-up; data.c, errors.c, events.c, flush.c, limits.c, mr.c and
+ * rnr.c the tests, each returning NULL when it passed or why it failed
+ * (fail()).
  */
 #ifndef SROCE_RC_OPS_H
 #define SROCE_RC_OPS_H
@@ -176,6 +177,9 @@ const char *t_query(struct rc *rc);
 
 /* mr.c */
 const char *t_rereg(struct rc *rc, int kind);
+
+/* flush.c */
+const char *t_err_flush_big(struct rc *rc, int kind);
 
 /* limits.c */
 const char *t_max_msg(struct rc *rc, int kind);
