@@ -105,9 +105,11 @@ struct sroce_dev *sroce_dev_get_by_netdev_rcu(struct net_device *ndev)
 }
 
 /*
- * A device that is still registering when its netdev goes is not missed:
- * our netdev reference keeps the netdev waiting, and the netdev core
- * repeats NETDEV_UNREGISTER until every reference is gone.
+ * NETDEV_UNREGISTER: the netdev goes, or moves to another namespace. A
+ * device that is still registering then is not missed: for a netdev that
+ * goes, our netdev reference keeps it waiting and the netdev core repeats
+ * the event until every reference is gone; a move (sent once) is caught
+ * by sroce_dev_add() itself (sroce_dev_netdev_moved()).
  */
 void sroce_dev_netdev_gone(struct net_device *ndev)
 {
@@ -265,9 +267,45 @@ static int sroce_dev_list_add(struct sroce_dev *sdev)
 	return ret;
 }
 
+/*
+ * The socket goes in the namespace the netdev is in now. The namespace is
+ * read under RTNL, which every move takes, and held while the socket is
+ * made: a namespace already on its way out cannot get one.
+ */
+static int sroce_dev_sock(struct sroce_dev *sdev, struct net_device *ndev)
+{
+	struct net *net;
+	int ret;
+
+	rtnl_lock();
+	net = maybe_get_net(dev_net(ndev));
+	rtnl_unlock();
+	if (!net)
+		return -ENODEV;
+	ret = sroce_net_get(net, &sdev->sock);
+	put_net(net);
+	return ret;
+}
+
+/*
+ * A move to another namespace sends NETDEV_UNREGISTER once, and the
+ * notifier finds a device only once it is registered (ib_device_try_get()).
+ * So a move while the device was being added is found here, under RTNL:
+ * the netdev is gone or in another namespace than the socket, whose
+ * namespace would wait for it for ever on exit. After this, the notifier
+ * sees every move.
+ */
+static bool sroce_dev_netdev_moved(struct sroce_dev *sdev)
+{
+	ASSERT_RTNL();
+	return sdev->ndev->reg_state != NETREG_REGISTERED ||
+	       !net_eq(dev_net(sdev->ndev), sroce_net_of(sdev->sock));
+}
+
 int sroce_dev_add(const char *name, struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
+	bool moved;
 	int ret;
 
 	if (!sroce_netdev_supported(ndev) || !sroce_name_ok(name))
@@ -282,7 +320,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	ret = sroce_dev_list_add(sdev);
 	if (ret)
 		goto err_dealloc;
-	ret = sroce_net_get(dev_net(ndev), &sdev->sock);
+	ret = sroce_dev_sock(sdev, ndev);
 	if (ret)
 		goto err_dealloc;
 	ret = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
@@ -298,11 +336,17 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	 * reference keeps sdev valid even if the device is already going.
 	 */
 	rtnl_lock();
-	if (ib_device_try_get(&sdev->ibdev)) {
+	moved = sroce_dev_netdev_moved(sdev);
+	if (!moved && ib_device_try_get(&sdev->ibdev)) {
 		sroce_dev_port_update(sdev);
 		ib_device_put(&sdev->ibdev);
 	}
 	rtnl_unlock();
+	if (moved) {
+		/* Calls dealloc_driver; the list still holds the memory. */
+		ib_unregister_device(&sdev->ibdev);
+		return -ENODEV;
+	}
 	return 0;
 
 err_dealloc:

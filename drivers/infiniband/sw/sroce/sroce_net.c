@@ -168,6 +168,11 @@ void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev)
 	local_bh_enable();
 }
 
+struct net *sroce_net_of(struct sroce_sock *s)
+{
+	return s->net;
+}
+
 struct sock *sroce_net_sk(struct sroce_sock *s, bool ipv6)
 {
 	if (ipv6)

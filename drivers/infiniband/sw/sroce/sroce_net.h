@@ -11,5 +11,6 @@ void sroce_net_put(struct sroce_sock *s);
 int sroce_net_init(void);
 void sroce_net_exit(void);
 struct sock *sroce_net_sk(struct sroce_sock *s, bool ipv6);
+struct net *sroce_net_of(struct sroce_sock *s);
 
 #endif /* SROCE_NET_H */
