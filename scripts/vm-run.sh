@@ -10,7 +10,8 @@
 # --log FILE keeps the console (in --two mode, prefixed, plus FILE.h1/.h2).
 # Environment: SROCE_VM_APPEND (more kernel parameters), SROCE_VM_QEMU_ARGS
 # (more QEMU options), SROCE_VM_SLUB_DEBUG (see below), SROCE_VM_LOCK (the
-# lock file every run on the machine takes turns on).
+# lock file every run on the machine takes turns on), SROCE_VM_LINK_RCVBUF
+# (the two-VM link's receive buffer in bytes, vm-link.pl).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +20,11 @@ usage() {
 	exit 2
 }
 
+# The link's receive buffer per VM (vm-link.pl), in bytes of the socket's
+# accounting (the kernel doubles the request): an RC window of frames each
+# way fits, and a guest that falls behind queues tens of milliseconds of
+# them, not seconds (a much larger buffer made RC time out on queueing).
+link_rcvbuf=${SROCE_VM_LINK_RCVBUF:-1048576}
 kver='' two=0 timeout=600 stage=$top/build/stage logfile='' files=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -138,16 +144,23 @@ hostlog() {
 	fi
 }
 
-# boot N NETDEV_ARGS...: start VM N in the background; its console (with
-# the serial CRs removed) goes to $run/hN.log and to stdout, prefixed
-# in --two mode. QEMU's own exit status goes to $run/hN.rc.
+# boot N [--link LOCAL_PORT PEER_PORT] NETDEV_ARGS...: start VM N in the
+# background; its console (with the serial CRs removed) goes to $run/hN.log
+# and to stdout, prefixed in --two mode. QEMU's own exit status goes to
+# $run/hN.rc. --link: QEMU gets its end of the point-to-point link as a
+# UDP socket with a large receive buffer (vm-link.pl: why), "@FD@" in
+# NETDEV_ARGS.
 boot() {
-	local n=$1 smp prefix
+	local n=$1 smp prefix wrap=()
 	shift
+	if [ "$1" = --link ]; then
+		wrap=(perl "$top/scripts/vm-link.pl" "$2" "$3" "$link_rcvbuf")
+		shift 3
+	fi
 	if [ $two = 1 ]; then smp=1 prefix="[h$n] "; else smp=2 prefix=; fi
 	(
 		set +e
-		timeout -k 5 "$timeout" "${qemu_common[@]}" -smp "$smp" -pidfile "$run/h$n.pid" "$@" \
+		timeout -k 5 "$timeout" ${wrap[@]+"${wrap[@]}"} "${qemu_common[@]}" -smp "$smp" -pidfile "$run/h$n.pid" "$@" \
 			-append "$cmdline sroce_host=$n sroce_net=$net" </dev/null 2>&1 |
 			sed -u -e 's/\r$//' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' | tee "$(hostlog "$n")" | sed -u "s/^/$prefix/"
 		echo "${PIPESTATUS[0]}" >"$run/h$n.rc"
@@ -204,6 +217,13 @@ watch_link() {
 	done
 }
 
+# udp_rcvbuf_errors: the host's count of UDP datagrams dropped for a full
+# receive buffer (the two-VM link's frames among them).
+udp_rcvbuf_errors() {
+	awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == "RcvbufErrors") c = i; h = 1 } else print $c }' /proc/net/snmp
+}
+
+drops0=$(udp_rcvbuf_errors)
 start=$(date +%s.%N)
 for attempt in 1 2; do
 	rm -f "$run"/h*.boothang "$run"/h*.rc
@@ -213,10 +233,10 @@ for attempt in 1 2; do
 		read -r m1 m2 < <(free_ports)
 		echo "$m1" >"$run/h1.monport"
 		echo "$m2" >"$run/h2.monport"
-		boot 1 -netdev "socket,id=l,udp=127.0.0.1:$pb,localaddr=127.0.0.1:$pa" \
+		boot 1 --link "$pa" "$pb" -netdev "dgram,id=l,local.type=fd,local.str=@FD@" \
 			-device virtio-net-pci,id=nic0,netdev=l,mac=52:54:00:77:00:01,romfile= \
 			-monitor "tcp:127.0.0.1:$m1,server=on,wait=off"
-		boot 2 -netdev "socket,id=l,udp=127.0.0.1:$pa,localaddr=127.0.0.1:$pb" \
+		boot 2 --link "$pb" "$pa" -netdev "dgram,id=l,local.type=fd,local.str=@FD@" \
 			-device virtio-net-pci,id=nic0,netdev=l,mac=52:54:00:77:00:02,romfile= \
 			-monitor "tcp:127.0.0.1:$m2,server=on,wait=off"
 		hosts=(1 2)
@@ -247,6 +267,11 @@ for attempt in 1 2; do
 	fi
 done
 end=$(date +%s.%N)
+if [ $two = 1 ]; then
+	drops=$(( $(udp_rcvbuf_errors) - drops0 ))
+	[ "$drops" = 0 ] ||
+		echo "vm-run: note: the host dropped $drops UDP datagrams for full receive buffers during the run (the link's frames among them): loss beyond netem's" >&2
+fi
 
 # Verdict: the first failure wins, but every host's problems are printed.
 rc=0

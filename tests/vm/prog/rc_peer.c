@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [SERVER]
+ * rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS]
+ *         [-t TIMEOUT] [SERVER]
  *
  * One RC QP on each of two hosts, connected over TCP like ibv_rc_pingpong
  * (the side given SERVER is the client). Both sides run the same steps at
@@ -17,6 +18,10 @@
  * ibv_rc_pingpong, neither side destroys its QP while the other may still
  * need an ACK from it, so a lossy link cannot fail a correct device.
  * Exits 0 when everything arrived intact; otherwise prints why and exits 1.
+ *
+ * -t sets the QPs' local ACK timeout (4.096 us << TIMEOUT, default 14: 67
+ * ms); a slow, lossy link with deep queues wants a longer one, as it does
+ * on real networks.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -59,6 +64,8 @@ struct side {
 
 /* Regions of the one registered buffer, @size bytes each, 64-byte aligned. */
 enum { R_SEND = 0, R_RECV = BURST, R_TARGET = 2 * BURST, R_READ, R_ATOMIC };
+
+static int ack_timeout = 14;
 
 static unsigned char *region(struct side *s, int r)
 {
@@ -282,7 +289,7 @@ static void connect_qp(struct side *s, int port_num, int gid_index, enum ibv_mtu
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = psn;
-	a.timeout = 14;
+	a.timeout = ack_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
@@ -540,7 +547,7 @@ int main(int argc, char **argv)
 	size_t size = 4096;
 	struct side s = { 0 };
 
-	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -548,11 +555,13 @@ int main(int argc, char **argv)
 		case 's': size = strtoul(optarg, NULL, 0); break;
 		case 'm': mtu = atoi(optarg); break;
 		case 'n': iters = atoi(optarg); break;
-		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [SERVER]");
+		case 't': ack_timeout = atoi(optarg); break;
+		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [SERVER]");
 		}
 	}
-	if (!dev || !size || size > (1u << 30) || iters < 1)
-		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [SERVER]");
+	if (!dev || !size || size > (1u << 30) || iters < 1 ||
+	    ack_timeout < 0 || ack_timeout > 31)
+		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [SERVER]");
 	if (optind < argc)
 		server = argv[optind];
 	me = !!server;
