@@ -55,9 +55,12 @@ netem="delay 1ms reorder 95% 50% loss 1% duplicate 1%"
 run_ok "netem on va" ip netns exec a tc qdisc add dev va root netem $netem
 # shellcheck disable=SC2086
 run_ok "netem on vb" ip netns exec b tc qdisc add dev vb root netem $netem
+# A 1 s local ACK timeout (-t 18): frames queue behind netem for longer
+# than 67 ms when the guest is slow (TCG on a busy host), and each such
+# spurious timeout costs a retry (rc-two.bash does the same).
 for s in 4096 1048576; do
 	pp "sroce0 -> sroce1 across a lossy veth, $s B" b sroce1 "$g1" a sroce0 "$g0" 10.9.0.2 \
-		/usr/libexec/sroce/rc_peer -s "$s" -n 3
+		/usr/libexec/sroce/rc_peer -s "$s" -n 3 -t 18
 done
 rdma statistic show link sroce0/1 | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 rtx=$(rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 '^retransmit$' | tail -1)
