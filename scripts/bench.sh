@@ -63,16 +63,20 @@ grep -ah '^BENCH-LINK' "$log.loss.h1" "$log.loss.h2" 2>/dev/null >&2 || true
 medians() {
 	awk '
 	{ k = $2 SUBSEP $3; if (!(k in tot)) order[nk++] = k; tot[k]++ }
-	$4 ~ /^[0-9.]+$/ { c = cnt[k]++; val[k, c] = $4 + 0; unit[k] = $5; next }
+	$4 ~ /^[0-9.]+$/ { c = cnt[k]++; val[k, c] = $4 + 0; str[k, c] = $4; unit[k] = $5; next }
 	{ why[k] = substr($0, index($0, " n/a ") + 5) }
 	END {
 		for (i = 0; i < nk; i++) {
 			k = order[i]; split(k, p, SUBSEP); n = cnt[k] + 0
 			if (n == 0) { printf "%s %s n/a %s\n", p[1], p[2], why[k]; continue }
-			for (a = 0; a < n; a++) x[a] = val[k, a]
+			# Insertion sort; the median keeps the digits its run printed.
+			for (a = 0; a < n; a++) { x[a] = val[k, a]; y[a] = str[k, a] }
 			for (a = 1; a < n; a++)
-				for (b = a; b > 0 && x[b - 1] > x[b]; b--) { t = x[b]; x[b] = x[b - 1]; x[b - 1] = t }
-			m = (n % 2) ? x[int(n / 2)] : (x[n / 2 - 1] + x[n / 2]) / 2
+				for (b = a; b > 0 && x[b - 1] > x[b]; b--) {
+					t = x[b]; x[b] = x[b - 1]; x[b - 1] = t
+					t = y[b]; y[b] = y[b - 1]; y[b - 1] = t
+				}
+			m = (n % 2) ? y[int(n / 2)] : sprintf("%.4g", (x[n / 2 - 1] + x[n / 2]) / 2)
 			printf "%s %s %s %s %d/%d\n", p[1], p[2], m, unit[k], n, tot[k]
 		}
 	}' "$raw"
