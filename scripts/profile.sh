@@ -24,6 +24,8 @@ for n in $names; do
 	f=$top/build/profile-$n.txt
 	grep -a "^PROFILE $n " "$log" | sed "s/^PROFILE $n //" > "$f"
 	echo "== $f"
-	# The header and the ten hottest symbols.
-	grep -v '^# record:' "$f" | awk '/^$/ { s = 1; next } s && ++k > 10 { exit } { print }'
+	# The header, the samples by command and the ten hottest symbols.
+	grep -v '^# record:' "$f" | awk '
+		/^## by object/ { skip = 1 } /^## top/ { skip = 0; t = 1 } /^## callers/ { exit }
+		skip || !NF { next } t && ++k > 13 { exit } { print }'
 done

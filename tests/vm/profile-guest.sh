@@ -4,7 +4,8 @@
 # loopback of `make bench`). For each device and each of two loads (2-byte
 # ib_send_lat and 64 KiB ib_write_bw, SECS seconds each) `perf record -a
 # -g` samples both CPUs (cpu-clock at 499 Hz: TCG has no PMU) and
-# `perf report --no-children --sort sym` prints the hottest symbols.
+# `perf report --no-children --sort sym` prints the hottest symbols and
+# the call chains of a few of them.
 # Arguments:  profile-guest.sh [SECS [TOP]]   (defaults 8 and 40)
 # Every line of a report goes to the console as
 #   PROFILE <impl>-<load> <line>
@@ -13,6 +14,11 @@ ND=${SROCE_NETDEV:-eth0}
 IP=${SROCE_IP4:-10.0.2.15}
 SECS=${1:-8}
 TOP=${2:-40}
+# The symbols whose callers each report shows (top NCHAINS chains): the
+# hand-off to the work item and the two places where interrupts-off time
+# lands under cpu-clock sampling.
+CALLERS="queue_work_on exit_to_user_mode_prepare _raw_spin_unlock_irqrestore"
+NCHAINS=8
 
 # shellcheck source=tests/vm/roce.sh
 . "$(dirname "$0")/roce.sh"
@@ -74,6 +80,14 @@ profile() {
 				printf "%6.2f%% %6.2f%%  %s\n", pct[i], (busy > 0 ? 100 * pct[i] / busy : 0), s
 			}
 		}' | sed "s/^/PROFILE $tag /"
+	# Who the interesting symbols are called from: one line per call
+	# chain, the sampled function first (folded), the heaviest first.
+	for sym in $CALLERS; do
+		emit "$tag" echo "## callers of $sym (-S $sym -g folded,0.5,callee --max-stack 8)"
+		perf report -i "$data" --no-children --sort sym --stdio -S "$sym" \
+			-g folded,0.5,callee --max-stack 8 -q 2>&1 |
+			grep -E '^[0-9.]+% ' | head -n "$NCHAINS" | sed "s/^/PROFILE $tag /"
+	done
 	rm -f "$data"
 }
 
