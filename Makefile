@@ -30,7 +30,9 @@ help:
 	@echo "make install   install module, provider and driver file [DESTDIR=]"
 	@echo "make demo      boot a VM, add an sroce device, show ibv_devinfo"
 	@echo "make check     every build, static check and test; prints N passed, N failed"
-	@echo "make bench     perftest on rdma_rxe and sroce in one VM: sroce/rxe ratios"
+	@echo "make bench     perftest on rdma_rxe and sroce in one VM, then TCP/rxe/sroce"
+	@echo "               between two VMs under loss: median-of-3 tables [PROFILE=1]"
+	@echo "make profile   guest perf profiles of rxe and sroce: build/profile-*.txt"
 
 deps:
 	$(TOP)/scripts/deps.sh
@@ -105,14 +107,22 @@ demo: deps
 check:
 	$(TOP)/scripts/check.sh
 
-# perftest on rdma_rxe and sroce in one VM boot: a table of ratios.
+# perftest on rdma_rxe and sroce in one VM boot, then TCP, rxe and sroce
+# between two VMs, clean and under loss: two tables of medians.
+# PROFILE=1 adds the guest perf profiles of `make profile`.
 bench: deps
 	$(MAKE) all stage
-	$(TOP)/scripts/bench.sh
+	PROFILE=$(PROFILE) $(TOP)/scripts/bench.sh
+
+# perf record -a -g in the guest during ib_send_lat and ib_write_bw on
+# rdma_rxe and on sroce: build/profile-<impl>-<load>.txt.
+profile: deps
+	$(MAKE) all stage
+	$(TOP)/scripts/profile.sh
 
 clean:
 	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/unit \
 		$(STAGE) $(BUILD)/results
 
 .PHONY: all help deps module test-kmod provider progs install install-tests stage \
-	dkms-src unit demo check bench clean
+	dkms-src unit demo check bench profile clean

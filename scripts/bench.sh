@@ -1,40 +1,141 @@
 #!/usr/bin/env bash
-# `make bench`: one VM boot runs the perftest matrix on rdma_rxe and on
-# sroce (tests/vm/bench-guest.sh); prints the sroce/rxe ratios and writes
-# them to build/bench.txt. Absolute TCG figures mean little; the ratios
-# from one boot are the measure. For latency, lower is better, so the
-# ratio printed is rxe/sroce (above 1: sroce is faster) like the others.
+# `make bench`: the perftest matrix on rdma_rxe and on sroce in one VM
+# boot (tests/vm/bench-guest.sh), then TCP, rdma_rxe and sroce on one
+# link between two VMs, clean and under loss (tests/vm/bench-loss-guest.sh).
+# Every figure is the median of BENCH_RUNS runs from the same boot. Prints
+# two tables and writes them to build/bench.txt. Absolute TCG figures mean
+# little; the ratios from one boot are the measure. For latency, lower is
+# better, so the ratio printed is rxe/sroce (above 1: sroce is faster)
+# like the others.
+# Environment: BENCH_ITERS (one-host perftest iterations, 300),
+# BENCH_LOSS_ITERS (64 KiB writes per two-VM run, 300), BENCH_RUNS (3),
+# BENCH_TCP_SECS (iperf3 seconds, 5), BENCH_TIMEOUT (per boot, 1800),
+# BENCH_ONLY (one or two: run one half and keep the other's last log;
+# report: only print the tables of the last logs), PROFILE=1 (then
+# scripts/profile.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/bench.txt
 log=$top/build/bench.log
+raw=$top/build/bench.raw
+iters=${BENCH_ITERS:-300}
+liters=${BENCH_LOSS_ITERS:-300}
+runs=${BENCH_RUNS:-3}
+secs=${BENCH_TCP_SECS:-5}
+tmo=${BENCH_TIMEOUT:-1800}
+only=${BENCH_ONLY:-}
+mkdir -p "$top/build"
 
-"$top/scripts/vm-run.sh" --timeout 1800 --log "$log" "$top/tests/vm/bench-guest.sh" \
-	> /dev/null || true
-# Goodput under loss: two VMs, netem on the link (the client is host 2).
-"$top/scripts/vm-run.sh" --two --timeout 1800 --log "$log.loss" \
-	"$top/tests/vm/bench-loss-guest.sh" > /dev/null || true
-cat "$log" "$log.loss.h2" 2>/dev/null | grep -a '^BENCH ' > "$top/build/bench.raw" || {
+t0=$(date +%s)
+[ "$only" = two ] || [ "$only" = report ] || rm -f "$log"
+[ "$only" = one ] || [ "$only" = report ] || rm -f "$log.loss" "$log.loss.h1" "$log.loss.h2"
+if [ "$only" != two ] && [ "$only" != report ]; then
+	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log" "$top/tests/vm/bench-guest.sh" \
+		"$iters" "$runs" > /dev/null || echo "bench: the one-host run failed (see $log)" >&2
+fi
+t1=$(date +%s)
+# Goodput under loss: two VMs, netem on both links (the client is host 2).
+if [ "$only" != one ] && [ "$only" != report ]; then
+	"$top/scripts/vm-run.sh" --two --timeout "$tmo" --log "$log.loss" \
+		"$top/tests/vm/bench-loss-guest.sh" "$liters" "$runs" "$secs" > /dev/null ||
+		echo "bench: the two-VM run failed (see $log.loss.h1 and .h2)" >&2
+fi
+t2=$(date +%s)
+# The parameters of the runs whose logs are tabulated (a report-only call
+# or one half keeps the other half's from its run).
+params=$top/build/bench.params
+if [ "$only" = report ] && [ -f "$params" ]; then
+	# shellcheck disable=SC1090
+	. "$params"
+else
+	[ "$only" = two ] && [ -f "$params" ] && iters=$(sed -n 's/^iters=//p' "$params")
+	[ "$only" = one ] && [ -f "$params" ] && eval "$(grep -E '^(liters|secs)=' "$params")"
+	printf 'iters=%s\nliters=%s\nruns=%s\nsecs=%s\n' "$iters" "$liters" "$runs" "$secs" > "$params"
+fi
+cat "$log" "$log.loss.h2" 2>/dev/null | grep -a '^BENCH ' > "$raw" || {
 	echo "bench: no results (see $log)" >&2
 	exit 1
 }
+grep -ah '^BENCH-LINK' "$log.loss.h1" "$log.loss.h2" 2>/dev/null >&2 || true
 
-awk '
-	$4 ~ /^[0-9.]+$/ { u[$3] = $5 }
-	$4 !~ /^[0-9.]+$/ { why[$2, $3] = substr($0, index($0, " n/a ") + 5) }
-	{ v[$2, $3] = $4; if (!($3 in seen)) { seen[$3] = 1; order[n++] = $3 } }
+# The median of each figure's numeric runs, as "impl test median unit n/N".
+# A figure with no numeric run keeps the reason of its last failure.
+medians() {
+	awk '
+	{ k = $2 SUBSEP $3; if (!(k in tot)) order[nk++] = k; tot[k]++ }
+	$4 ~ /^[0-9.]+$/ { c = cnt[k]++; val[k, c] = $4 + 0; str[k, c] = $4; unit[k] = $5; next }
+	{ why[k] = substr($0, index($0, " n/a ") + 5) }
 	END {
-		printf "%-18s %12s %12s %8s  %s\n", "test", "rxe", "sroce", "ratio", "unit"
+		for (i = 0; i < nk; i++) {
+			k = order[i]; split(k, p, SUBSEP); n = cnt[k] + 0
+			if (n == 0) { printf "%s %s n/a %s\n", p[1], p[2], why[k]; continue }
+			# Insertion sort; the median keeps the digits its run printed.
+			for (a = 0; a < n; a++) { x[a] = val[k, a]; y[a] = str[k, a] }
+			for (a = 1; a < n; a++)
+				for (b = a; b > 0 && x[b - 1] > x[b]; b--) {
+					t = x[b]; x[b] = x[b - 1]; x[b - 1] = t
+					t = y[b]; y[b] = y[b - 1]; y[b - 1] = t
+				}
+			m = (n % 2) ? y[int(n / 2)] : sprintf("%.4g", (x[n / 2 - 1] + x[n / 2]) / 2)
+			printf "%s %s %s %s %d/%d\n", p[1], p[2], m, unit[k], n, tot[k]
+		}
+	}' "$raw"
+}
+medians > "$raw.median"
+
+{
+	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each"
+	awk '
+	$2 ~ /_loss/ { next }
+	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
+	  if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+	END {
+		printf "%-18s %12s %12s %8s  %-6s %s\n", "test", "rxe", "sroce", "ratio", "unit", "runs"
 		for (i = 0; i < n; i++) {
 			t = order[i]; r = v["rxe", t]; s = v["sroce", t]
 			ratio = "n/a"
 			if (r ~ /^[0-9.]+$/ && s ~ /^[0-9.]+$/ && r > 0 && s > 0)
 				ratio = sprintf("%.2f", (u[t] == "us") ? r / s : s / r)
-			printf "%-18s %12s %12s %8s  %s\n", t, r, s, ratio, u[t]
+			printf "%-18s %12s %12s %8s  %-6s %s %s\n", t, r, s, ratio, u[t], nn["rxe", t], nn["sroce", t]
 		}
 		for (k in why) {
 			split(k, p, SUBSEP)
 			printf "  %s %s did not run: %s\n", p[1], p[2], why[k]
 		}
-	}' "$top/build/bench.raw" | tee "$out"
+	}' "$raw.median"
+	echo
+	echo "Two VMs (-smp 1 each), one UDP point-to-point link, netem loss on both links:"
+	echo "median of $runs runs; TCP = iperf3 ${secs}s, rxe/sroce = ib_write_bw 64 KiB x $liters;"
+	echo "kept = goodput at that loss / clean goodput"
+	awk '
+	$2 !~ /_loss/ { next }
+	{ l = $2; sub(/.*_loss/, "", l); if (!(l in seen)) { seen[l] = 1; order[n++] = l }
+	  v[$1, l] = $3; if ($3 !~ /^[0-9.]+$/) why[$1, l] = substr($0, index($0, " n/a ") + 5) }
+	function num(x) { return x ~ /^[0-9.]+$/ && x > 0 }
+	function ratio(a, b) { return (num(a) && num(b)) ? sprintf("%.2f", a / b) : "n/a" }
+	function kept(i, l) { return (num(v[i, l]) && num(v[i, 0])) ? sprintf("%.0f%%", 100 * v[i, l] / v[i, 0]) : "n/a" }
+	function val(x) { return x == "" ? "-" : x }
+	END {
+		printf "%-6s %9s %9s %10s %9s %9s %8s %8s %10s\n", "loss%", "TCP MB/s", "rxe MB/s",
+			"sroce MB/s", "sroce/rxe", "sroce/TCP", "TCP kept", "rxe kept", "sroce kept"
+		for (i = 0; i < n; i++) {
+			l = order[i]
+			printf "%-6s %9s %9s %10s %9s %9s %8s %8s %10s\n", l, val(v["tcp", l]), val(v["rxe", l]),
+				val(v["sroce", l]), ratio(v["sroce", l], v["rxe", l]), ratio(v["sroce", l], v["tcp", l]),
+				kept("tcp", l), kept("rxe", l), kept("sroce", l)
+		}
+		for (k in why) {
+			split(k, p, SUBSEP)
+			printf "  %s at %s%% loss did not run: %s\n", p[1], p[2], why[k]
+		}
+	}' "$raw.median"
+	echo
+	[ "$only" = report ] ||
+		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs $((t2 - t1)) s)"
+	echo "(raw figures, one line per run: $raw)"
+} | tee "$out"
 echo "(written to $out; ratio > 1 means sroce is better)"
+
+if [ "${PROFILE:-0}" = 1 ]; then
+	"$top/scripts/profile.sh"
+fi

@@ -25,7 +25,10 @@ fi
 # own applets instead of the real tools.
 PROG_PKGS=(bash coreutils findutils grep sed mawk diffutils gzip procps
 	util-linux kmod iproute2 iputils-ping ethtool tcpdump strace
-	rdma-core ibverbs-utils rdmacm-utils perftest)
+	rdma-core ibverbs-utils rdmacm-utils perftest iperf3 linux-perf)
+# iperf3 and perf serve `make bench` (TCP on the same link) and `make
+# profile` (perf record -a -g in the guest); linux-perf's /usr/bin/perf is
+# the 6.1 tool itself, which also reads the 6.12 kernel's samples.
 # Packages that are only needed for some tools are allowed to be absent.
 OPT_PKGS=(iputils-ping)
 

@@ -1,12 +1,17 @@
 #!/bin/bash
 # `make bench`, inside one VM: the same perftest matrix on rdma_rxe and on
 # sroce (one after the other: they cannot share UDP 4791), each device on
-# eth0 with client and server on this host. Prints one line per result:
+# eth0 with client and server on this host, RUNS rounds that alternate the
+# two (so a slow patch of the shared machine hits both). Arguments:
+#   bench-guest.sh [ITERS [RUNS]]      (defaults 300 and 3)
+# Prints one line per result, RUNS lines per figure (the host takes the
+# median):
 #   BENCH <impl> <test> <value> <unit>
 # and "BENCH <impl> <test> n/a <reason>" for a run that did not complete.
 ND=${SROCE_NETDEV:-eth0}
 IP=${SROCE_IP4:-10.0.2.15}
-N=${BENCH_ITERS:-300}
+N=${1:-300}
+RUNS=${2:-3}
 
 # shellcheck source=tests/vm/roce.sh
 . "$(dirname "$0")/roce.sh"
@@ -41,14 +46,17 @@ matrix() {
 	# local address back inside itself, so netem on one host never sees it.
 }
 
-modprobe rdma_rxe
-rdma link add rxe0 type rxe netdev "$ND"
-matrix rxe rxe0 "$(gid_index rxe0 "$IP")"
-rdma link delete rxe0
-rmmod rdma_rxe
+for r in $(seq "$RUNS"); do
+	echo "# round $r of $RUNS, $N iterations ($(date +%T))"
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev "$ND"
+	matrix rxe rxe0 "$(gid_index rxe0 "$IP")"
+	rdma link delete rxe0
+	rmmod rdma_rxe
 
-rdma link add sroce0 type sroce netdev "$ND"
-matrix sroce sroce0 "$(gid_index sroce0 "$IP")"
-rdma link delete sroce0
-rmmod sroce
+	rdma link add sroce0 type sroce netdev "$ND"
+	matrix sroce sroce0 "$(gid_index sroce0 "$IP")"
+	rdma link delete sroce0
+	rmmod sroce
+done
 exit 0
