@@ -136,7 +136,7 @@ suites=(
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two
 )
 helpers=(lib.sh roce.sh kverbs.bash rc-two.bash harness-selftest.sh
-	bench-guest.sh bench-loss-guest.sh)
+	bench-guest.sh bench-loss-guest.sh profile-guest.sh)
 unlisted=()
 for t in tests/vm/*.sh tests/vm/*.bash; do
 	b=$(basename "$t")
