@@ -103,12 +103,8 @@ const char *t_write(struct rc *rc, size_t len, int imm)
 		&ss, len ? 1 : 0, IBV_SEND_SIGNALED);
 	wr.imm_data = immv;
 	wr_remote(&wr, &d);
-	if ((ret = post(rc->a.qp, &wr))) {
-		err = fail("ibv_post_send: %s", strerror(ret));
-		goto out;
-	}
-	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200, IBV_WC_SUCCESS,
-			  IBV_WC_RDMA_WRITE)))
+	if ((err = post_wait(rc->a.qp, &wr, rc->a.scq, "requester", &wc,
+			       IBV_WC_RDMA_WRITE)))
 		goto out;
 	if (imm &&
 	    ((err = get_wc(rc->b.rcq, "responder", &wc, 0x100, IBV_WC_SUCCESS,
@@ -135,7 +131,6 @@ const char *t_read(struct rc *rc, size_t len)
 	struct ibv_sge ds;
 	struct ibv_wc wc;
 	const char *err;
-	int ret;
 
 	memset(&s, 0, sizeof(s));
 	memset(&d, 0, sizeof(d));
@@ -148,12 +143,8 @@ const char *t_read(struct rc *rc, size_t len)
 	sge_of(&ds, &d, 0, len);
 	wr_init(&wr, 0x200, IBV_WR_RDMA_READ, &ds, 1, IBV_SEND_SIGNALED);
 	wr_remote(&wr, &s);
-	if ((ret = post(rc->a.qp, &wr))) {
-		err = fail("ibv_post_send: %s", strerror(ret));
-		goto out;
-	}
-	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200, IBV_WC_SUCCESS,
-			  IBV_WC_RDMA_READ)))
+	if ((err = post_wait(rc->a.qp, &wr, rc->a.scq, "requester", &wc,
+			       IBV_WC_RDMA_READ)))
 		goto out;
 	buf_expect(&d, 0, s.p, len);
 	if ((err = buf_check(&d, "local buffer")) ||
@@ -568,12 +559,8 @@ const char *t_solicited(struct rc *rc, int solicited)
 	sge_of(&ss, &s, 0, 64);
 	wr_init(&wr, 0x200, IBV_WR_SEND, &ss, 1,
 		IBV_SEND_SIGNALED | (solicited ? IBV_SEND_SOLICITED : 0));
-	if ((ret = post(rc->a.qp, &wr))) {
-		err = fail("ibv_post_send: %s", strerror(ret));
-		goto out;
-	}
-	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200, IBV_WC_SUCCESS,
-			  IBV_WC_SEND)))
+	if ((err = post_wait(rc->a.qp, &wr, rc->a.scq, "requester", &wc,
+			       IBV_WC_SEND)))
 		goto out;
 	pfd.fd = rc->ch->fd;
 	if (!solicited) {
@@ -695,12 +682,8 @@ void t_mw(struct rc *rc)
 	wr_init(&wr, 0x200, IBV_WR_RDMA_WRITE, &ss, 1, IBV_SEND_SIGNALED);
 	wr.wr.rdma.remote_addr = (uintptr_t)d.p;
 	wr.wr.rdma.rkey = rkey;
-	if ((ret = post(rc->a.qp, &wr))) {
-		err = fail("ibv_post_send: %s", strerror(ret));
-		goto out;
-	}
-	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200, IBV_WC_SUCCESS,
-			  IBV_WC_RDMA_WRITE)))
+	if ((err = post_wait(rc->a.qp, &wr, rc->a.scq, "requester", &wc,
+			       IBV_WC_RDMA_WRITE)))
 		goto out;
 	buf_expect(&d, 0, s.p, len);
 	if ((err = buf_check(&d, "target buffer")) ||

@@ -554,6 +554,18 @@ int post(struct ibv_qp *qp, struct ibv_send_wr *wr)
 	return ibv_post_send(qp, wr, &bad);
 }
 
+/* Post @wr on @qp and take its successful @op completion from @cq. */
+const char *post_wait(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		      struct ibv_cq *cq, const char *who, struct ibv_wc *wc,
+		      int op)
+{
+	int ret = post(qp, wr);
+
+	if (ret)
+		return fail("ibv_post_send: %s", strerror(ret));
+	return get_wc(cq, who, wc, wr->wr_id, IBV_WC_SUCCESS, op);
+}
+
 int post_recv(struct ibv_qp *qp, uint64_t id, struct ibv_sge *sg,
 	      int n)
 {

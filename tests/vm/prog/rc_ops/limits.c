@@ -111,7 +111,6 @@ const char *t_max_msg(struct rc *rc, int kind)
 	struct buf s, d;
 	const char *err;
 	size_t len;
-	int ret;
 
 	if (ibv_query_port(rc->ctx, 1, &port))
 		return fail("ibv_query_port: %s", strerror(errno));
@@ -142,12 +141,8 @@ const char *t_max_msg(struct rc *rc, int kind)
 	sge_of(&sg, &s, 0, len);
 	wr_init(&wr, 0x200, IBV_WR_RDMA_WRITE, &sg, 1, IBV_SEND_SIGNALED);
 	wr_remote(&wr, &d);
-	if ((ret = post(rc->a.qp, &wr))) {
-		err = fail("ibv_post_send: %s", strerror(ret));
-		goto out;
-	}
-	if ((err = get_wc(rc->a.scq, "requester", &wc, 0x200, IBV_WC_SUCCESS,
-			  IBV_WC_RDMA_WRITE)))
+	if ((err = post_wait(rc->a.qp, &wr, rc->a.scq, "requester", &wc,
+			       IBV_WC_RDMA_WRITE)))
 		goto out;
 	buf_expect(&d, 0, s.p, len);
 	err = buf_check(&d, "target buffer");

@@ -140,6 +140,9 @@ const char *pair_up(struct rc *rc, const struct opts *oa,
 		    const struct opts *ob);
 const char *ready(struct rc *rc);
 int post(struct ibv_qp *qp, struct ibv_send_wr *wr);
+const char *post_wait(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		      struct ibv_cq *cq, const char *who, struct ibv_wc *wc,
+		      int op);
 int post_recv(struct ibv_qp *qp, uint64_t id, struct ibv_sge *sg,
 	      int n);
 void wr_init(struct ibv_send_wr *wr, uint64_t id,
