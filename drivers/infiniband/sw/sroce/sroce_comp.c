@@ -90,12 +90,16 @@ static bool sroce_comp_outstanding(struct sroce_qp *qp)
 	return qp->comp.psn != qp->req.psn;
 }
 
-/* Start the ACK timer if it is not running and something waits for it. */
+/*
+ * Start the ACK timer if it is not running and something waits for it
+ * (not while an RNR wait holds the requester: its own timer runs).
+ */
 void sroce_comp_arm(struct sroce_qp *qp)
 {
 	unsigned long t = sroce_ack_timeout(qp);
 
-	if (t && !timer_pending(&qp->comp.ack_timer) && !READ_ONCE(qp->dead))
+	if (t && sroce_comp_outstanding(qp) && !qp->comp.rnr_wait &&
+	    !timer_pending(&qp->comp.ack_timer) && !READ_ONCE(qp->dead))
 		mod_timer(&qp->comp.ack_timer, jiffies + t);
 }
 
@@ -111,68 +115,6 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 		del_timer(&qp->comp.ack_timer);
 	else if (t && !READ_ONCE(qp->dead))
 		mod_timer(&qp->comp.ack_timer, jiffies + t);
-}
-
-static bool sroce_op_is_rd(u8 op)
-{
-	return op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/*
- * Complete, in order, every WQE that is done, at most @max of them; returns
- * how many. The slot is handed back (cons) before the CQE is posted: a
- * consumer that sees the completion may post again at once and must find
- * the room for it.
- */
-u32 sroce_comp_retire_some(struct sroce_qp *qp, u32 max)
-{
-	struct sroce_cqe cqe;
-	struct sroce_swqe *s;
-	u32 n = 0;
-	bool post;
-
-	for (; n < max && qp->comp.head != qp->req.cur; n++) {
-		s = sroce_swqe(qp, qp->comp.head);
-		if (s->state != SROCE_SWQE_DONE)
-			break;
-		post = s->signaled || s->status != IB_WC_SUCCESS;
-		if (post) {
-			memset(&cqe, 0, sizeof(cqe));
-			cqe.wr_id = s->h.wr_id;
-			cqe.status = s->status;
-			cqe.opcode = s->wc_opcode;
-			cqe.byte_len = s->length;
-		}
-		qp->comp.head++;
-		/* Release: the slot's WQE was copied long ago; it is free. */
-		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
-		/* A consumer that sees the error completion finds the QP in ERR. */
-		if (s->status != IB_WC_SUCCESS)
-			sroce_qp_error(qp, 0);
-		if (post)
-			sroce_qp_complete(qp, false, &cqe, false);
-	}
-	/* Whatever the process wrote there, cons says what is free. */
-	if (READ_ONCE(qp->sq.ctrl->cons) != qp->comp.head) {
-		/* Release, as above. */
-		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
-	}
-	return n;
-}
-
-/* Acknowledgements bound this one: every WQE they finished retires. */
-void sroce_comp_retire(struct sroce_qp *qp)
-{
-	sroce_comp_retire_some(qp, U32_MAX);
-}
-
-/* @s finished with @status; sroce_comp_retire() completes it in order. */
-static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *s,
-			    u8 status)
-{
-	s->status = status;
-	s->state = SROCE_SWQE_DONE;
 }
 
 /*
@@ -202,11 +144,11 @@ static struct sroce_swqe *sroce_comp_ack_before(struct sroce_qp *qp, u32 psn)
 			return s;
 		}
 		if (sroce_op_is_rd(s->h.opcode)) {
-			if (!qp->comp.gap && !sroce_req_rewind(qp, qp->comp.psn))
+			if (!qp->comp.gap && !sroce_sq_rewind(qp, qp->comp.psn))
 				qp->comp.gap = true;
 			return NULL;
 		}
-		sroce_comp_done(qp, s, IB_WC_SUCCESS);
+		sroce_sq_done(s, IB_WC_SUCCESS);
 		qp->comp.psn = sroce_psn_add(last, 1);
 	}
 	return NULL;
@@ -229,7 +171,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, struct sroce_swqe *s,
 {
 	sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_RCVD, 1);
 	if (!qp->comp.rnr_retry) {
-		sroce_comp_done(qp, s, IB_WC_RNR_RETRY_EXC_ERR);
+		sroce_sq_done(s, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
 	/* 7 means retry for ever. */
@@ -282,10 +224,10 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		 * NAKs without ever moving on still runs into the ACK timer,
 		 * which a NAK does not restart.
 		 */
-		sroce_req_rewind(qp, psn);
+		sroce_sq_rewind(qp, psn);
 		return;
 	}
-	sroce_comp_done(qp, s, sroce_nak_status(syn & SROCE_AETH_VALUE_MASK));
+	sroce_sq_done(s, sroce_nak_status(syn & SROCE_AETH_VALUE_MASK));
 }
 
 /* A read response or an atomic ACK for the WQE that waits for it. */
@@ -303,7 +245,7 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (psn != qp->comp.psn) {
 		/* A response is missing: ask again from it, once per gap. */
 		if (sroce_psn_before(qp->comp.psn, psn) && !qp->comp.gap &&
-		    !sroce_req_rewind(qp, qp->comp.psn))
+		    !sroce_sq_rewind(qp, qp->comp.psn))
 			qp->comp.gap = true;
 		return;
 	}
@@ -314,8 +256,7 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		orig = pkt->f.atmack_orig;
 		ret = sroce_sge_copy(qp->sdev, qp->pd, s->sge, 1, 0, &orig,
 				     sizeof(orig), true, NULL);
-		sroce_comp_done(qp, s, ret ? IB_WC_LOC_PROT_ERR :
-					     IB_WC_SUCCESS);
+		sroce_sq_done(s, ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
 		qp->comp.psn = sroce_psn_add(psn, 1);
 		sroce_comp_progress(qp);
 		return;
@@ -333,16 +274,16 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			     (void *)(pkt->bth + pkt->pay_off), want, true,
 			     NULL);
 	if (ret) {
-		sroce_comp_done(qp, s, IB_WC_LOC_PROT_ERR);
+		sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	qp->comp.psn = sroce_psn_add(psn, 1);
 	if (idx == s->npsn - 1)
-		sroce_comp_done(qp, s, IB_WC_SUCCESS);
+		sroce_sq_done(s, IB_WC_SUCCESS);
 	sroce_comp_progress(qp);
 	return;
 bad:
-	sroce_comp_done(qp, s, IB_WC_BAD_RESP_ERR);
+	sroce_sq_done(s, IB_WC_BAD_RESP_ERR);
 }
 
 static void sroce_comp_packet(struct sroce_qp *qp, struct sk_buff *skb)
@@ -379,12 +320,12 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 	if (!qp->comp.retry) {
 		s = sroce_comp_ack_before(qp, qp->comp.psn);
 		if (s && s->state != SROCE_SWQE_NEW)
-			sroce_comp_done(qp, s, IB_WC_RETRY_EXC_ERR);
+			sroce_sq_done(s, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
 	qp->comp.retry--;
 	qp->comp.gap = false;
-	sroce_req_rewind(qp, qp->comp.psn);
+	sroce_sq_rewind(qp, qp->comp.psn);
 	sroce_comp_arm(qp);
 }
 
@@ -397,7 +338,7 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 		WRITE_ONCE(qp->comp.rnr_fired, false);
 		if (qp->comp.rnr_wait) {
 			qp->comp.rnr_wait = false;
-			sroce_req_rewind(qp, qp->comp.rnr_psn);
+			sroce_sq_rewind(qp, qp->comp.rnr_psn);
 			sroce_comp_arm(qp);
 		}
 	}
@@ -417,5 +358,5 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 		if (qp->comp.psn == old)
 			sroce_comp_timeout(qp);
 	}
-	sroce_comp_retire(qp);
+	sroce_sq_retire(qp);
 }

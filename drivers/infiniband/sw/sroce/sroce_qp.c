@@ -187,8 +187,11 @@ static bool sroce_qp_engines(struct sroce_qp *qp)
 	sroce_comp_run(qp, &budget);
 	sroce_resp_run(qp, &budget);
 	/* A QP the completer or responder ended sends nothing more. */
-	if (state != IB_QPS_RTR && sroce_qp_state(qp) == state)
+	if (state != IB_QPS_RTR && sroce_qp_state(qp) == state) {
 		sroce_req_run(qp, &budget);
+		/* What the requester sent waits for an answer from now on. */
+		sroce_comp_arm(qp);
+	}
 	return budget <= 0 || sroce_qp_state(qp) != state;
 }
 

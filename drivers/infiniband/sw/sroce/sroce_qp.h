@@ -253,11 +253,34 @@ int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 		 u32 msn, u64 orig);
 void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev);
 
+/* sroce_sq.c: send-queue bookkeeping the requester and completer share */
+static inline bool sroce_op_is_atomic(u8 op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Reads and atomics: the operations that wait for a response. */
+static inline bool sroce_op_is_rd(u8 op)
+{
+	return op == IB_WR_RDMA_READ || sroce_op_is_atomic(op);
+}
+
+/* @s finished with @status; sroce_sq_retire() completes it in order. */
+static inline void sroce_sq_done(struct sroce_swqe *s, u8 status)
+{
+	s->status = status;
+	s->state = SROCE_SWQE_DONE;
+}
+
+u32 sroce_sq_rd_inflight(struct sroce_qp *qp);
+int sroce_sq_rewind(struct sroce_qp *qp, u32 psn);
+u32 sroce_sq_retire_some(struct sroce_qp *qp, u32 max);
+void sroce_sq_retire(struct sroce_qp *qp);
+
 /* sroce_req.c */
 void sroce_req_run(struct sroce_qp *qp, int *budget);
-int sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 bool sroce_req_flush(struct sroce_qp *qp, int *budget);
-bool sroce_req_pending(struct sroce_qp *qp);
 
 /* sroce_comp.c */
 void sroce_comp_run(struct sroce_qp *qp, int *budget);
@@ -265,8 +288,6 @@ void sroce_comp_init(struct sroce_qp *qp);
 void sroce_comp_stop(struct sroce_qp *qp);
 void sroce_comp_halt(struct sroce_qp *qp);
 void sroce_comp_arm(struct sroce_qp *qp);
-void sroce_comp_retire(struct sroce_qp *qp);
-u32 sroce_comp_retire_some(struct sroce_qp *qp, u32 max);
 
 /* sroce_resp.c */
 void sroce_resp_run(struct sroce_qp *qp, int *budget);

@@ -4,7 +4,7 @@
  * them, gives them PSNs and sends their packets, segmented by the path
  * MTU, within the limits the completer's progress sets: a window of
  * SROCE_MAX_INFLIGHT PSNs, max_rd_atomic reads and atomics, fences. The
- * completer moves it back (sroce_req_rewind()) to retransmit.
+ * completer moves it back (sroce_sq_rewind()) to retransmit.
  *
  * Ring indices: comp.head <= req.cur <= req.fetched <= the ring's prod.
  * [comp.head, req.fetched) have private copies (struct sroce_swqe);
@@ -13,18 +13,6 @@
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "proto/icrc.h"
-
-static bool sroce_op_is_rd(u8 op)
-{
-	return op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool sroce_op_is_atomic(u8 op)
-{
-	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
 
 static int sroce_wc_opcode(u8 op)
 {
@@ -141,20 +129,6 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	return true;
 }
 
-/* Reads and atomics sent and not yet answered. */
-static u32 sroce_req_rd_inflight(struct sroce_qp *qp)
-{
-	struct sroce_swqe *s;
-	u32 i, n = 0;
-
-	for (i = qp->comp.head; i != qp->req.cur; i++) {
-		s = sroce_swqe(qp, i);
-		if (s->state != SROCE_SWQE_DONE && sroce_op_is_rd(s->h.opcode))
-			n++;
-	}
-	return n;
-}
-
 static void sroce_req_set_idle(struct sroce_qp *qp, bool idle)
 {
 	unsigned long flags;
@@ -197,8 +171,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *s)
 		ret = sroce_mr_invalidate(qp->sdev, qp->pd,
 					  s->h.ex.invalidate_rkey);
 	}
-	s->status = ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
-	s->state = SROCE_SWQE_DONE;
+	sroce_sq_done(s, ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS);
 }
 
 struct sroce_gather {
@@ -347,7 +320,7 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 		return qp->comp.head == qp->req.cur;
 
 	if ((s->h.send_flags & IB_SEND_FENCE) || rd) {
-		u32 n = sroce_req_rd_inflight(qp);
+		u32 n = sroce_sq_rd_inflight(qp);
 
 		if ((s->h.send_flags & IB_SEND_FENCE) && n)
 			return false;
@@ -412,17 +385,15 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		ret = sroce_req_packet(qp, s);
 		(*budget)--;
 		if (ret) {
-			s->status = IB_WC_LOC_PROT_ERR;
-			s->state = SROCE_SWQE_DONE;
+			sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
 			continue;
 		}
-		sroce_comp_arm(qp);
 		if (s->state == SROCE_SWQE_SENT) {
 			qp->req.cur++;
 			qp->req.off = 0;
 		}
 	}
-	sroce_comp_retire(qp);
+	sroce_sq_retire(qp);
 
 	if (state == IB_QPS_SQD && !qp->req.drained_sent &&
 	    qp->comp.head == qp->req.cur) {
@@ -430,39 +401,6 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		if (qp->sqd_notify)
 			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	}
-}
-
-/*
- * Go back to @psn, of a WQE sent and not yet completed: it and every WQE
- * after it are sent again from there (go-back-N).
- */
-int sroce_req_rewind(struct sroce_qp *qp, u32 psn)
-{
-	struct sroce_swqe *s;
-	u32 i, found = 0;
-	bool hit = false;
-
-	for (i = qp->comp.head; i != qp->req.fetched; i++) {
-		s = sroce_swqe(qp, i);
-		if (s->state == SROCE_SWQE_NEW)
-			break;
-		if (s->state == SROCE_SWQE_DONE)
-			continue;
-		if (!hit && sroce_psn_in_window(psn, s->first_psn, s->npsn)) {
-			hit = true;
-			found = i;
-			qp->req.off = sroce_op_is_atomic(s->h.opcode) ? 0 :
-				      (u64)sroce_psn_diff(psn, s->first_psn) *
-				      qp->mtu;
-		}
-		if (hit)
-			s->state = SROCE_SWQE_SENDING;
-	}
-	if (!hit)
-		return -ENOENT;
-	qp->req.cur = found;
-	sroce_count(qp->sdev, SROCE_CNT_RETRANSMIT, 1);
-	return 0;
 }
 
 /*
@@ -485,14 +423,12 @@ bool sroce_req_flush(struct sroce_qp *qp, int *budget)
 					    qp->req.fetched - qp->comp.head);
 		for (i = qp->comp.head; i != end; i++) {
 			s = sroce_swqe(qp, i);
-			if (s->state != SROCE_SWQE_DONE) {
-				s->status = IB_WC_WR_FLUSH_ERR;
-				s->state = SROCE_SWQE_DONE;
-			}
+			if (s->state != SROCE_SWQE_DONE)
+				sroce_sq_done(s, IB_WC_WR_FLUSH_ERR);
 		}
 		qp->req.cur = end;
 		qp->req.off = 0;
-		*budget -= sroce_comp_retire_some(qp, *budget);
+		*budget -= sroce_sq_retire_some(qp, *budget);
 		if (qp->comp.head != qp->req.fetched)
 			return true;
 		/*
