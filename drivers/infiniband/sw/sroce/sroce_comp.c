@@ -7,6 +7,7 @@
  */
 #include "sroce.h"
 #include "sroce_qp.h"
+#include "sroce_svc.h"
 
 /* IBTA table 45 (vol 1, 9.7.5.2.8): RNR NAK timer codes in microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
@@ -40,7 +41,7 @@ static void sroce_ack_timer_fn(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, comp.ack_timer);
 
 	WRITE_ONCE(qp->comp.timeout, true);
-	sroce_qp_kick(qp);
+	sroce_svc_kick(qp);
 }
 
 static void sroce_rnr_timer_fn(struct timer_list *t)
@@ -48,7 +49,7 @@ static void sroce_rnr_timer_fn(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, comp.rnr_timer);
 
 	WRITE_ONCE(qp->comp.rnr_fired, true);
-	sroce_qp_kick(qp);
+	sroce_svc_kick(qp);
 }
 
 void sroce_comp_init(struct sroce_qp *qp)

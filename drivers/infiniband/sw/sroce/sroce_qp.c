@@ -16,6 +16,7 @@
 #include "sroce.h"
 #include "sroce_cq.h"
 #include "sroce_qp.h"
+#include "sroce_svc.h"
 
 /* QPN 0 and 1 are the special QPs; 0xffffff is the multicast QPN. */
 #define SROCE_QPN_MIN	2
@@ -55,104 +56,6 @@ void sroce_qp_kick(struct sroce_qp *qp)
 {
 	if (!READ_ONCE(qp->dead))
 		queue_work(sroce_wq, &qp->work);
-}
-
-void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
-{
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = type,
-	};
-
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-}
-
-static void sroce_ring_flags(struct sroce_queue *q, spinlock_t *lock,
-			     u32 set, u32 clear)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(lock, flags);
-	WRITE_ONCE(q->ctrl->kern_flag, (q->ctrl->kern_flag & ~clear) | set);
-	spin_unlock_irqrestore(lock, flags);
-}
-
-/* The ring flags that tell the provider what posting may do now. */
-static void sroce_qp_publish_state(struct sroce_qp *qp,
-				   enum ib_qp_state state)
-{
-	bool sq_ready = state == IB_QPS_RTS || state == IB_QPS_SQD ||
-			state == IB_QPS_SQE || state == IB_QPS_ERR;
-	u32 rq_set = 0, sq_set = 0;
-
-	if (!sq_ready)
-		sq_set |= SROCE_SQ_NOT_READY;
-	/* In ERR every post needs the kernel, to be flushed. */
-	if (state == IB_QPS_ERR) {
-		sq_set |= SROCE_SQ_IDLE;
-		rq_set |= SROCE_RQ_FLUSH;
-	}
-	if (state == IB_QPS_RESET)
-		rq_set |= SROCE_RQ_NOT_READY;
-	sroce_ring_flags(&qp->sq, &qp->sq_lock, sq_set,
-			 SROCE_SQ_NOT_READY & ~sq_set);
-	sroce_ring_flags(&qp->rq, &qp->rq_lock, rq_set,
-			 (SROCE_RQ_FLUSH | SROCE_RQ_NOT_READY) & ~rq_set);
-}
-
-static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	WRITE_ONCE(qp->state, state);
-	qp->attr.qp_state = state;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	sroce_qp_publish_state(qp, state);
-}
-
-/*
- * An engine found an error that ends the connection: the QP goes to ERR
- * (unless it is there or in RESET already), which flushes both queues.
- */
-void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev)
-{
-	enum ib_qp_state old;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	old = qp->state;
-	if (old != IB_QPS_ERR && old != IB_QPS_RESET) {
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
-		qp->attr.qp_state = IB_QPS_ERR;
-	}
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (old == IB_QPS_ERR || old == IB_QPS_RESET)
-		return;
-	sroce_qp_publish_state(qp, IB_QPS_ERR);
-	if (ev)
-		sroce_qp_event(qp, ev);
-	sroce_qp_kick(qp);
-}
-
-/*
- * Post a CQE for this QP. A CQ that overflows stays in error (the CQ
- * raised IB_EVENT_CQ_ERR) and takes the QP to ERR with it.
- */
-int sroce_qp_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
-		      bool solicited)
-{
-	int ret;
-
-	cqe->qp_num = qp->ibqp.qp_num;
-	cqe->port_num = SROCE_PORT;
-	ret = sroce_cq_post(recv ? qp->rcq : qp->scq, cqe, &qp->ibqp,
-			    solicited);
-	if (ret)
-		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
-	return ret;
 }
 
 /*
@@ -439,13 +342,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = sroce_qp_alloc_rings(qp, &init->cap, uc ? &uc->ibuc : NULL);
 	if (ret)
 		goto err_count;
-	qp->state = IB_QPS_RESET;
-	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.path_mtu = IB_MTU_256;
 	qp->mtu = 256;
 	qp->attr.cap = init->cap;
 	qp->attr.sq_draining = 0;
-	sroce_qp_publish_state(qp, IB_QPS_RESET);
+	sroce_svc_set_state(qp, IB_QPS_RESET);
 
 	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
 			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
@@ -692,7 +593,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	if (new == IB_QPS_RESET && cur != IB_QPS_RESET) {
-		sroce_qp_set_state(qp, IB_QPS_RESET);
+		sroce_svc_set_state(qp, IB_QPS_RESET);
 		WRITE_ONCE(qp->dead, true);
 		sroce_qp_reset(qp);
 		cur = IB_QPS_RESET;
@@ -712,11 +613,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		res = sroce_qp_swap_rd_res(qp, res, attr->max_dest_rd_atomic);
 	sroce_qp_apply(qp, attr, mask, &av);
 	if (new == IB_QPS_ERR) {
-		sroce_qp_error(qp, 0);
+		sroce_svc_error(qp, 0);
 	} else if (new != cur) {
 		if (new == IB_QPS_SQD)
 			qp->req.drained_sent = false;
-		sroce_qp_set_state(qp, new);
+		sroce_svc_set_state(qp, new);
 	}
 	spin_unlock_bh(&qp->run_lock);
 	/* What was swapped out above, or nothing. */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Queue pairs and their engines. A QP has one work item that runs its
- * three engines in turn: the completer (responses from the wire), the
- * responder (requests from the wire) and the requester (the send queue).
- * The work item never runs twice at once, so each engine's state below is
- * touched by its engine only, without locks; the engines meet in the few
- * fields documented as shared. Receive (softirq) hands packets to the work
- * through two bounded FIFOs.
+ * Queue pairs and their engines. A run of a QP's engines takes them in
+ * turn: the completer (responses from the wire), the responder (requests
+ * from the wire) and the requester (the send queue). Runs of one QP never
+ * overlap, so the engine state below needs no lock. The responder's
+ * fields (resp) are its own; the requester's (req) and the completer's
+ * (comp), with the private WQE copies, are the send queue's bookkeeping,
+ * which both engines change through sroce_sq.c. The engines reach the QP
+ * through sroce_svc.c only. Receive (softirq) hands packets over through
+ * two bounded FIFOs.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
@@ -237,10 +239,6 @@ struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
 void sroce_qp_run(struct sroce_qp *qp);
-void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev);
-void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type ev);
-int sroce_qp_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
-		      bool solicited);
 void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request);
 
 /* sroce_tx.c */

@@ -12,6 +12,7 @@
  */
 #include "sroce.h"
 #include "sroce_qp.h"
+#include "sroce_svc.h"
 #include "proto/icrc.h"
 
 static int sroce_wc_opcode(u8 op)
@@ -399,7 +400,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 	    qp->comp.head == qp->req.cur) {
 		WRITE_ONCE(qp->req.drained_sent, true);
 		if (qp->sqd_notify)
-			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+			sroce_svc_event(qp, IB_EVENT_SQ_DRAINED);
 	}
 }
 

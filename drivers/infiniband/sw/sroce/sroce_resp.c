@@ -10,6 +10,7 @@
  */
 #include "sroce.h"
 #include "sroce_qp.h"
+#include "sroce_svc.h"
 
 static void sroce_resp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 {
@@ -30,13 +31,13 @@ static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak,
 	sroce_count(qp->sdev, SROCE_CNT_ERR_NAK_SENT, 1);
 	sroce_resp_nak(qp, psn, SROCE_AETH_NAK | nak);
 	/* A consumer that sees the error completion finds the QP in ERR. */
-	sroce_qp_error(qp, ev);
+	sroce_svc_error(qp, ev);
 	if (qp->resp.have_rwqe && recv_status) {
 		cqe.wr_id = qp->resp.rwqe.wr_id;
 		cqe.status = recv_status;
 		cqe.opcode = IB_WC_RECV;
 		qp->resp.have_rwqe = false;
-		sroce_qp_complete(qp, true, &cqe, false);
+		sroce_svc_complete(qp, true, &cqe, false);
 	}
 }
 
@@ -85,7 +86,7 @@ static void sroce_resp_recv_done(struct sroce_qp *qp,
 		cqe.invalidated_rkey = pkt->f.ieth_rkey;
 	}
 	qp->resp.have_rwqe = false;
-	sroce_qp_complete(qp, true, &cqe, pkt->f.se);
+	sroce_svc_complete(qp, true, &cqe, pkt->f.se);
 }
 
 /* 0 to go on; otherwise the request was answered and ends here. */
@@ -527,7 +528,7 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!qp->resp.comm_est) {
 		qp->resp.comm_est = true;
 		if (sroce_qp_state(qp) == IB_QPS_RTR)
-			sroce_qp_event(qp, IB_EVENT_COMM_EST);
+			sroce_svc_event(qp, IB_EVENT_COMM_EST);
 	}
 	d = sroce_psn_diff(pkt.f.psn, qp->resp.psn);
 	if (d < 0) {
@@ -642,7 +643,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 		cqe.wr_id = qp->resp.rwqe.wr_id;
 		qp->resp.have_rwqe = false;
 		/* A CQ in error takes nothing more. */
-		if (sroce_qp_complete(qp, true, &cqe, false))
+		if (sroce_svc_complete(qp, true, &cqe, false))
 			return false;
 	}
 	return false;

@@ -9,6 +9,7 @@
  */
 #include "sroce.h"
 #include "sroce_qp.h"
+#include "sroce_svc.h"
 
 /* Reads and atomics sent and not yet answered. */
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp)
@@ -87,9 +88,9 @@ u32 sroce_sq_retire_some(struct sroce_qp *qp, u32 max)
 		smp_store_release(&qp->sq.ctrl->cons, qp->comp.head);
 		/* A consumer that sees the error completion finds the QP in ERR. */
 		if (s->status != IB_WC_SUCCESS)
-			sroce_qp_error(qp, 0);
+			sroce_svc_error(qp, 0);
 		if (post)
-			sroce_qp_complete(qp, false, &cqe, false);
+			sroce_svc_complete(qp, false, &cqe, false);
 	}
 	/* Whatever the process wrote there, cons says what is free. */
 	if (READ_ONCE(qp->sq.ctrl->cons) != qp->comp.head) {
