@@ -229,10 +229,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* sroce_post.c */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+
+/* sroce_qp.c: lookup by QPN, and running the engines */
 void sroce_qp_table_init(struct sroce_dev *sdev);
 void sroce_qp_table_destroy(struct sroce_dev *sdev);
 struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);

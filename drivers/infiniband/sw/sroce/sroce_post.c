@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: posting. Kernel consumers' work requests go into the same rings
+ * libsroce writes in shared memory; for userspace, post_send and
+ * post_recv carry no work requests and are doorbells: run the requester,
+ * or flush receives posted in ERR.
+ */
+#include "sroce.h"
+#include "sroce_qp.h"
+
+/* A kernel consumer's work request, into a ring slot. */
+static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
+			    struct sroce_send_wqe *w)
+{
+	struct sroce_sge *sge = (struct sroce_sge *)(w + 1);
+	u32 i, len = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		w->ex.imm_data = wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		w->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		/* A kernel ring only: the pointer is never a user's. */
+		w->ex.invalidate_rkey = reg_wr(wr)->key;
+		w->rdma.remote_addr = (uintptr_t)reg_wr(wr)->mr;
+		w->rdma.rkey = reg_wr(wr)->access;
+		return 0;
+	default:
+		break;
+	}
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		w->rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->rdma.remote_addr = atomic_wr(wr)->remote_addr;
+		w->rdma.rkey = atomic_wr(wr)->rkey;
+		w->compare_add = atomic_wr(wr)->compare_add;
+		w->swap = atomic_wr(wr)->swap;
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = (u8 *)(w + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - len)
+				return -EINVAL;
+			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		w->inline_len = len;
+		return 0;
+	}
+	if (wr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+static bool sroce_sq_postable(enum ib_qp_state s)
+{
+	return s == IB_QPS_RTS || s == IB_QPS_SQD || s == IB_QPS_SQE ||
+	       s == IB_QPS_ERR;
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	void *slot;
+	int ret = 0;
+
+	if (!sroce_sq_postable(sroce_qp_state(qp))) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	/* libsroce writes its own ring; this is its doorbell. */
+	if (qp->is_user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_qp_run(qp);
+		return 0;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		slot = sroce_queue_prod_slot(&qp->sq);
+		if (!slot) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = sroce_kwr_to_wqe(qp, wr, slot);
+		if (ret)
+			break;
+		sroce_queue_prod_publish(&qp->sq);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	sroce_qp_kick(qp);
+	return ret;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_recv_wqe *w;
+	struct sroce_sge *sge;
+	unsigned long flags;
+	int ret = 0;
+	u32 i;
+
+	if (sroce_qp_state(qp) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	/* From libsroce only when the QP is in ERR: flush what it posted. */
+	if (qp->is_user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_qp_kick(qp);
+		return 0;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		w = sroce_queue_prod_slot(&qp->rq);
+		if (!w) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge > qp->rq_max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		sge = (struct sroce_sge *)(w + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sroce_queue_prod_publish(&qp->rq);
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	if (sroce_qp_state(qp) == IB_QPS_ERR)
+		sroce_qp_kick(qp);
+	return ret;
+}
