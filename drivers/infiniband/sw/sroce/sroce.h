@@ -71,11 +71,11 @@ struct sroce_dev {
 	spinlock_t atomic_lock;
 	atomic_t num_cq;
 	struct sroce_counters __percpu *counters;
-	/* The UDP port in the netdev's namespace (sroce_net.c). */
+	/* The UDP port in the netdev's namespace (sroce_sock.c). */
 	struct sroce_sock *sock;
 	/* Set by dealloc_driver; protected by sroce_devices_lock. */
 	bool dead;
-	/* On sroce_rx_devs (RCU) from add to dealloc_driver. */
+	/* On receive's device list (sroce_rx.c) from add to dealloc_driver. */
 	struct list_head rx_node;
 	bool rx_listed;
 	/*
@@ -164,10 +164,10 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 int sroce_dev_add(const char *name, struct net_device *ndev);
 void sroce_dev_port_update(struct sroce_dev *sdev);
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
-struct sroce_dev *sroce_dev_get_by_netdev_rcu(struct net_device *ndev);
 void sroce_dev_netdev_gone(struct net_device *ndev);
 void sroce_dev_remove_all(void);
 void sroce_dev_release(struct sroce_dev *sdev);
+enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
 
 /* sroce_mr.c: memory registration and the access gate */
 void sroce_mr_table_init(struct sroce_dev *sdev);
@@ -216,6 +216,5 @@ int sroce_check_udata(struct ib_udata *udata, size_t resp_len);
 
 /* sroce_main.c: the workqueue the QP engines run on */
 extern struct workqueue_struct *sroce_wq;
-enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
 
 #endif /* SROCE_H */

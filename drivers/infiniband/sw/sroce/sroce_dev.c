@@ -17,19 +17,12 @@
 #include <net/addrconf.h>
 
 #include "sroce.h"
-#include "sroce_net.h"
 #include "sroce_qp.h"
+#include "sroce_rx.h"
+#include "sroce_sock.h"
 
 static LIST_HEAD(sroce_devices);
 static DEFINE_MUTEX(sroce_devices_lock);
-/*
- * The same devices for the receive path, which runs in softirq: an RCU
- * list (written under sroce_devices_lock). The RDMA core frees an
- * ib_device only after a grace period, so a reader may still look at an
- * entry just removed; ib_device_try_get() tells it the device is gone.
- */
-static LIST_HEAD(sroce_rx_devs);
-
 /* RoCE needs Ethernet framing; loopback carries it too. */
 static bool sroce_netdev_supported(const struct net_device *ndev)
 {
@@ -88,22 +81,6 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 	return found;
 }
 
-/* Receive path: any context; takes a registration reference. */
-struct sroce_dev *sroce_dev_get_by_netdev_rcu(struct net_device *ndev)
-{
-	struct sroce_dev *sdev, *found = NULL;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(sdev, &sroce_rx_devs, rx_node) {
-		if (sdev->ndev == ndev && ib_device_try_get(&sdev->ibdev)) {
-			found = sdev;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 /*
  * NETDEV_UNREGISTER: the netdev goes, or moves to another namespace. A
  * device that is still registering then is not missed: for a netdev that
@@ -119,6 +96,12 @@ void sroce_dev_netdev_gone(struct net_device *ndev)
 		ib_unregister_device_queued(&sdev->ibdev);
 		ib_device_put(&sdev->ibdev);
 	}
+}
+
+enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
+{
+	return netif_running(sdev->ndev) && netif_carrier_ok(sdev->ndev) ?
+		IB_PORT_ACTIVE : IB_PORT_DOWN;
 }
 
 /* Called under RTNL, the only context that changes port_state. */
@@ -157,7 +140,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sdev->ndev = ndev;
 	ida_init(&sdev->pd_ida);
 	sroce_mr_table_init(sdev);
-	sroce_qp_table_init(sdev);
+	sroce_rx_table_init(sdev);
 	spin_lock_init(&sdev->atomic_lock);
 	INIT_LIST_HEAD(&sdev->list);
 
@@ -191,15 +174,13 @@ void sroce_dev_release(struct sroce_dev *sdev)
 {
 	mutex_lock(&sroce_devices_lock);
 	sdev->dead = true;
-	if (sdev->rx_listed)
-		list_del_rcu(&sdev->rx_node);
-	sdev->rx_listed = false;
+	sroce_rx_dev_del(sdev);
 	mutex_unlock(&sroce_devices_lock);
 	if (sdev->sock)
-		sroce_net_put(sdev->sock);
+		sroce_sock_put(sdev->sock);
 	ida_destroy(&sdev->pd_ida);
 	sroce_mr_table_destroy(sdev);
-	sroce_qp_table_destroy(sdev);
+	sroce_rx_table_destroy(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	free_percpu(sdev->counters);
 }
@@ -260,8 +241,7 @@ static int sroce_dev_list_add(struct sroce_dev *sdev)
 	if (!ret) {
 		get_device(&sdev->ibdev.dev);
 		list_add_tail(&sdev->list, &sroce_devices);
-		list_add_tail_rcu(&sdev->rx_node, &sroce_rx_devs);
-		sdev->rx_listed = true;
+		sroce_rx_dev_add(sdev);
 	}
 	mutex_unlock(&sroce_devices_lock);
 	return ret;
@@ -282,7 +262,7 @@ static int sroce_dev_sock(struct sroce_dev *sdev, struct net_device *ndev)
 	rtnl_unlock();
 	if (!net)
 		return -ENODEV;
-	ret = sroce_net_get(net, &sdev->sock);
+	ret = sroce_sock_get(net, &sdev->sock);
 	put_net(net);
 	return ret;
 }
@@ -299,7 +279,7 @@ static bool sroce_dev_netdev_moved(struct sroce_dev *sdev)
 {
 	ASSERT_RTNL();
 	return sdev->ndev->reg_state != NETREG_REGISTERED ||
-	       !net_eq(dev_net(sdev->ndev), sroce_net_of(sdev->sock));
+	       !net_eq(dev_net(sdev->ndev), sdev->sock->net);
 }
 
 int sroce_dev_add(const char *name, struct net_device *ndev)

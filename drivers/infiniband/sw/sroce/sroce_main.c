@@ -8,7 +8,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
-#include "sroce_net.h"
+#include "sroce_sock.h"
 
 static int sroce_newlink(const char *name, struct net_device *ndev)
 {
@@ -67,7 +67,7 @@ static int __init sroce_init(void)
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
-	ret = sroce_net_init();
+	ret = sroce_sock_init();
 	if (ret)
 		goto err_wq;
 	ret = register_netdevice_notifier(&sroce_netdev_nb);
@@ -76,7 +76,7 @@ static int __init sroce_init(void)
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 err_net:
-	sroce_net_exit();
+	sroce_sock_exit();
 err_wq:
 	destroy_workqueue(sroce_wq);
 	return ret;
@@ -92,7 +92,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_dev_remove_all();
 	unregister_netdevice_notifier(&sroce_netdev_nb);
-	sroce_net_exit();
+	sroce_sock_exit();
 	destroy_workqueue(sroce_wq);
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sroce: queue pairs. Creation and the rings, the IBTA state machine,
- * lookup by QPN for receive, and the work item that runs the engines.
- * Posting is in sroce_post.c.
+ * and the work item that runs the engines. Posting is in sroce_post.c,
+ * the QPN table and receive's admission in sroce_rx.c.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -16,41 +16,8 @@
 #include "sroce.h"
 #include "sroce_cq.h"
 #include "sroce_qp.h"
+#include "sroce_rx.h"
 #include "sroce_svc.h"
-
-/* QPN 0 and 1 are the special QPs; 0xffffff is the multicast QPN. */
-#define SROCE_QPN_MIN	2
-#define SROCE_QPN_MAX	(SROCE_QPN_MASK - 1)
-
-void sroce_qp_table_init(struct sroce_dev *sdev)
-{
-	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
-	/* A random start, so QPNs differ across devices and reloads. */
-	sdev->qp_next = SROCE_QPN_MIN +
-			get_random_u32() % (SROCE_QPN_MAX - SROCE_QPN_MIN);
-}
-
-void sroce_qp_table_destroy(struct sroce_dev *sdev)
-{
-	WARN_ON(!xa_empty(&sdev->qps));
-	xa_destroy(&sdev->qps);
-}
-
-/* Receive's lookup; the caller holds rcu_read_lock(). */
-struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn)
-{
-	struct sroce_qp *qp = xa_load(&sdev->qps, qpn);
-
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
-	return qp;
-}
-
-void sroce_qp_put(struct sroce_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->ref))
-		complete(&qp->done);
-}
 
 void sroce_qp_kick(struct sroce_qp *qp)
 {
@@ -130,17 +97,6 @@ void sroce_qp_run(struct sroce_qp *qp)
 		sroce_qp_kick(qp);
 }
 
-/* Connected QPs take packets from their peer's address only. */
-static bool sroce_qp_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	const struct sroce_av *av = &qp->av;
-
-	if (skb->protocol == htons(ETH_P_IP))
-		return !av->ipv6 && ip_hdr(skb)->saddr == av->daddr.v4;
-	return av->ipv6 &&
-	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6);
-}
-
 /* How deep this CPU is in engines that receive started (at most 1). */
 static DEFINE_PER_CPU(int, sroce_rx_depth);
 
@@ -151,7 +107,7 @@ static DEFINE_PER_CPU(int, sroce_rx_depth);
  * comes back here and is left to that QP's work item, which bounds the
  * stack.
  */
-static void sroce_qp_rx_run(struct sroce_qp *qp)
+void sroce_qp_rx_run(struct sroce_qp *qp)
 {
 	if (!in_softirq() || this_cpu_read(sroce_rx_depth)) {
 		sroce_qp_kick(qp);
@@ -160,33 +116,6 @@ static void sroce_qp_rx_run(struct sroce_qp *qp)
 	this_cpu_inc(sroce_rx_depth);
 	sroce_qp_run(qp);
 	this_cpu_dec(sroce_rx_depth);
-}
-
-/* Receive hands a packet over; called with a reference on qp. */
-void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request)
-{
-	struct sk_buff_head *fifo = request ? &qp->req_fifo : &qp->resp_fifo;
-	enum ib_qp_state state = sroce_qp_state(qp);
-
-	/* Nothing of a connection that was, nor for one not yet made. */
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_ERR) {
-		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_STATE, 1);
-		kfree_skb(skb);
-		return;
-	}
-	if (!sroce_qp_from_peer(qp, skb)) {
-		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
-		kfree_skb(skb);
-		return;
-	}
-	if (skb_queue_len(fifo) >= SROCE_RX_FIFO_LEN) {
-		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_FIFO, 1);
-		kfree_skb(skb);
-		return;
-	}
-	skb_queue_tail(fifo, skb);
-	sroce_qp_rx_run(qp);
 }
 
 /*
@@ -299,7 +228,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_ucontext *uc;
-	u32 qpn;
 	int ret;
 
 	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
@@ -348,12 +276,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.sq_draining = 0;
 	sroce_svc_set_state(qp, IB_QPS_RESET);
 
-	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
+	ret = sroce_rx_qpn_add(qp);
 	if (ret < 0)
 		goto err_rings;
-	ibqp->qp_num = qpn;
 
 	if (udata) {
 		ret = sroce_qp_respond(qp, udata);
@@ -363,10 +288,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_xa:
-	xa_erase(&sdev->qps, qpn);
-	synchronize_rcu();
-	sroce_qp_put(qp);
-	wait_for_completion(&qp->done);
+	sroce_rx_qpn_del(qp);
 	WRITE_ONCE(qp->dead, true);
 	sroce_qp_quiesce(qp);
 	skb_queue_purge(&qp->req_fifo);
@@ -383,11 +305,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *sdev = qp->sdev;
 
-	/* Receive can no longer find it, nor hold it. */
-	xa_erase(&sdev->qps, ibqp->qp_num);
-	synchronize_rcu();
-	sroce_qp_put(qp);
-	wait_for_completion(&qp->done);
+	sroce_rx_qpn_del(qp);
 
 	WRITE_ONCE(qp->dead, true);
 	sroce_qp_quiesce(qp);

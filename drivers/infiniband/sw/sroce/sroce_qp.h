@@ -236,14 +236,10 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
-/* sroce_qp.c: lookup by QPN, and running the engines */
-void sroce_qp_table_init(struct sroce_dev *sdev);
-void sroce_qp_table_destroy(struct sroce_dev *sdev);
-struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
-void sroce_qp_put(struct sroce_qp *qp);
+/* sroce_qp.c: running the engines */
 void sroce_qp_kick(struct sroce_qp *qp);
 void sroce_qp_run(struct sroce_qp *qp);
-void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb, bool request);
+void sroce_qp_rx_run(struct sroce_qp *qp);
 
 /* sroce_tx.c */
 int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
@@ -253,7 +249,6 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	     sroce_fill_fn fill, void *priv);
 int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 		 u32 msn, u64 orig);
-void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev);
 
 /* sroce_sq.c: send-queue bookkeeping the requester and completer share */
 static inline bool sroce_op_is_atomic(u8 op)

@@ -23,7 +23,8 @@
 #include <rdma/ib_cache.h>
 
 #include "sroce.h"
-#include "sroce_net.h"
+#include "sroce_rx.h"
+#include "sroce_sock.h"
 #include "sroce_qp.h"
 #include "proto/icrc.h"
 
@@ -116,7 +117,7 @@ static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
 				     struct net_device **local)
 {
 	const struct sroce_av *av = &qp->av;
-	struct sock *sk = sroce_net_sk(qp->sdev->sock, av->ipv6);
+	struct sock *sk = sroce_sock_sk(qp->sdev->sock, av->ipv6);
 	struct dst_entry *dst;
 
 	*local = NULL;
@@ -244,9 +245,9 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	}
 	skb_dst_set(skb, dst);
 	if (av->ipv6)
-		ip6_local_out(net, sroce_net_sk(sdev->sock, true), skb);
+		ip6_local_out(net, sroce_sock_sk(sdev->sock, true), skb);
 	else
-		ip_local_out(net, sroce_net_sk(sdev->sock, false), skb);
+		ip_local_out(net, sroce_sock_sk(sdev->sock, false), skb);
 	rcu_read_unlock();
 	return 0;
 }

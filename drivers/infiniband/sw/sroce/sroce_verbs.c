@@ -17,12 +17,6 @@
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 
-enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
-{
-	return netif_running(sdev->ndev) && netif_carrier_ok(sdev->ndev) ?
-		IB_PORT_ACTIVE : IB_PORT_DOWN;
-}
-
 static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: receive, from the UDP socket to a QP's FIFO.
+ *
+ * Receive runs in softirq: find the device by the netdev the packet came
+ * in on, check the IP and UDP framing, the ICRC and the transport headers,
+ * find the destination QP by QPN, and admit the packet to one of its two
+ * bounded FIFOs (requests for the responder, responses for the completer),
+ * whose engines take it from there. Every drop is counted. Packets that
+ * sroce_tx() sends to an address of this host enter here too
+ * (sroce_rx_local()). The QPN table and the device list it searches are
+ * receive's, too.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/if_vlan.h>
+#include <linux/list.h>
+#include <linux/random.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+
+#include "sroce.h"
+#include "sroce_qp.h"
+#include "sroce_rx.h"
+#include "proto/icrc.h"
+#include "proto/parse.h"
+
+/* QPN 0 and 1 are the special QPs; 0xffffff is the multicast QPN. */
+#define SROCE_QPN_MIN	2
+#define SROCE_QPN_MAX	(SROCE_QPN_MASK - 1)
+
+void sroce_rx_table_init(struct sroce_dev *sdev)
+{
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	/* A random start, so QPNs differ across devices and reloads. */
+	sdev->qp_next = SROCE_QPN_MIN +
+			get_random_u32() % (SROCE_QPN_MAX - SROCE_QPN_MIN);
+}
+
+void sroce_rx_table_destroy(struct sroce_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qps));
+	xa_destroy(&sdev->qps);
+}
+
+/* Receive's lookup; the caller holds rcu_read_lock(). */
+static struct sroce_qp *sroce_rx_qp_get_rcu(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp = xa_load(&sdev->qps, qpn);
+
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	return qp;
+}
+
+static void sroce_rx_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->done);
+}
+
+/* A QPN for @qp: receive finds it from now on. */
+int sroce_rx_qpn_add(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	u32 qpn;
+	int ret;
+
+	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
+			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			      &sdev->qp_next, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+/* Receive can no longer find @qp, nor holds it, on return. */
+void sroce_rx_qpn_del(struct sroce_qp *qp)
+{
+	xa_erase(&qp->sdev->qps, qp->ibqp.qp_num);
+	synchronize_rcu();
+	sroce_rx_qp_put(qp);
+	wait_for_completion(&qp->done);
+}
+
+/*
+ * The devices, for the receive path, which runs in softirq: an RCU list.
+ * The RDMA core frees an ib_device only after a grace period, so a reader
+ * may still look at an entry just removed; ib_device_try_get() tells it
+ * the device is gone.
+ */
+static LIST_HEAD(sroce_rx_devs);
+static DEFINE_SPINLOCK(sroce_rx_devs_lock);
+
+void sroce_rx_dev_add(struct sroce_dev *sdev)
+{
+	spin_lock(&sroce_rx_devs_lock);
+	list_add_tail_rcu(&sdev->rx_node, &sroce_rx_devs);
+	sdev->rx_listed = true;
+	spin_unlock(&sroce_rx_devs_lock);
+}
+
+void sroce_rx_dev_del(struct sroce_dev *sdev)
+{
+	spin_lock(&sroce_rx_devs_lock);
+	if (sdev->rx_listed)
+		list_del_rcu(&sdev->rx_node);
+	sdev->rx_listed = false;
+	spin_unlock(&sroce_rx_devs_lock);
+}
+
+/* Receive path: any context; takes a registration reference. */
+static struct sroce_dev *sroce_rx_dev_get_rcu(struct net_device *ndev)
+{
+	struct sroce_dev *sdev, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(sdev, &sroce_rx_devs, rx_node) {
+		if (sdev->ndev == ndev && ib_device_try_get(&sdev->ibdev)) {
+			found = sdev;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Connected QPs take packets from their peer's address only. */
+static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_av *av = &qp->av;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return !av->ipv6 && ip_hdr(skb)->saddr == av->daddr.v4;
+	return av->ipv6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6);
+}
+
+/* Receive hands a packet over; called with a reference on qp. */
+static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
+			   bool request)
+{
+	struct sk_buff_head *fifo = request ? &qp->req_fifo : &qp->resp_fifo;
+	enum ib_qp_state state = sroce_qp_state(qp);
+
+	/* Nothing of a connection that was, nor for one not yet made. */
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_ERR) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_STATE, 1);
+		kfree_skb(skb);
+		return;
+	}
+	if (!sroce_rx_from_peer(qp, skb)) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
+		kfree_skb(skb);
+		return;
+	}
+	if (skb_queue_len(fifo) >= SROCE_RX_FIFO_LEN) {
+		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_FIFO, 1);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(fifo, skb);
+	sroce_qp_rx_run(qp);
+}
+
+/*
+ * The sroce device the packet arrived for, with a registration reference:
+ * the one on the netdev it came in on, else, for a VLAN without a device
+ * of its own, the one on the real netdev (whose GID table holds the VLAN's
+ * addresses).
+ */
+static struct sroce_dev *sroce_rx_dev(struct sk_buff *skb)
+{
+	struct sroce_dev *sdev;
+
+	sdev = sroce_rx_dev_get_rcu(skb->dev);
+	if (!sdev && is_vlan_dev(skb->dev))
+		sdev = sroce_rx_dev_get_rcu(vlan_dev_real_dev(skb->dev));
+	return sdev;
+}
+
+/*
+ * The ICRC covers the IP header with only some fields masked, so options
+ * and extension headers would change it; RoCEv2 packets carry neither.
+ */
+static bool sroce_rx_ip_ok(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ip_hdr(skb)->ihl == 5;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_hdr(skb)->nexthdr == IPPROTO_UDP;
+	return false;
+}
+
+static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
+					 struct sroce_pkt *pkt)
+{
+	u32 ulen, l3len;
+
+	if (!sroce_rx_ip_ok(skb))
+		return SROCE_CNT_RX_DROP_IP;
+	ulen = ntohs(udp_hdr(skb)->len);
+	if (ulen < sizeof(struct udphdr) || ulen > skb->len)
+		return SROCE_CNT_RX_DROP_UDP_LEN;
+	l3len = skb_network_header_len(skb) + ulen;
+	if (!sroce_icrc_ok(skb_network_header(skb), l3len))
+		return SROCE_CNT_RX_DROP_ICRC;
+	if (sroce_parse(udp_hdr(skb) + 1, ulen - sizeof(struct udphdr), 0,
+			pkt) != SROCE_PARSE_OK)
+		return SROCE_CNT_RX_DROP_HDR;
+	return SROCE_CNT_RX_PACKETS;
+}
+
+/*
+ * Hand a checked packet to its QP, trimmed to BTH..ICRC: requests to the
+ * responder, responses to the completer. Consumes the skb.
+ */
+static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
+			     const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = pkt->info;
+	struct sroce_qp *qp;
+
+	if (info->transport == SROCE_TR_CNP) {
+		/* Congestion control (the reaction point) is not built yet. */
+		sroce_count(sdev, SROCE_CNT_RX_CNP, 1);
+		goto drop;
+	}
+	qp = sroce_rx_qp_get_rcu(sdev, pkt->f.dqpn);
+	if (!qp) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
+		goto drop;
+	}
+	skb_pull(skb, (const u8 *)pkt->bth - skb->data);
+	skb_trim(skb, pkt->len);
+	sroce_rx_admit(qp, skb, info->flags & SROCE_OPF_REQ);
+	sroce_rx_qp_put(qp);
+	return;
+drop:
+	kfree_skb(skb);
+}
+
+/* A packet from the UDP socket (or from sroce_rx_local()); consumes it. */
+void sroce_rx_packet(struct sk_buff *skb)
+{
+	enum sroce_counter verdict;
+	struct sroce_dev *sdev;
+	struct sroce_pkt pkt;
+
+	sdev = sroce_rx_dev(skb);
+	if (!sdev)
+		goto drop;
+	/* The parser and the ICRC want the packet in one piece. */
+	if (skb_linearize(skb)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NOMEM, 1);
+		goto put;
+	}
+	verdict = sroce_rx_check(skb, &pkt);
+	if (verdict != SROCE_CNT_RX_PACKETS) {
+		sroce_count(sdev, verdict, 1);
+		goto put;
+	}
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CNT_RX_BYTES, pkt.len);
+	sroce_rx_deliver(sdev, skb, &pkt);
+	ib_device_put(&sdev->ibdev);
+	return;
+put:
+	ib_device_put(&sdev->ibdev);
+drop:
+	kfree_skb(skb);
+}
+
+/*
+ * A packet for an address of this host, built by sroce_tx(): it enters
+ * receive as if the netdev that has the address had received it, in the
+ * context receive has (softirq, under RCU).
+ */
+void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev)
+{
+	skb->dev = ndev;
+	skb->pkt_type = PACKET_HOST;
+	skb_pull(skb, skb_transport_offset(skb));
+	local_bh_disable();
+	rcu_read_lock();
+	sroce_rx_packet(skb);
+	rcu_read_unlock();
+	local_bh_enable();
+}
