@@ -86,6 +86,14 @@ void sroce_comp_halt(struct sroce_qp *qp)
 	sroce_comp_timers_off(qp, false);
 }
 
+/* RESET: nothing outstanding; the oldest WQE is the ring's @prod. */
+void sroce_comp_reset(struct sroce_qp *qp, u32 prod)
+{
+	qp->comp.head = prod;
+	qp->comp.timeout = false;
+	qp->comp.rnr_wait = false;
+}
+
 static bool sroce_comp_outstanding(struct sroce_qp *qp)
 {
 	return qp->comp.psn != qp->req.psn;

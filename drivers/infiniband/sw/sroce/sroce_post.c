@@ -7,6 +7,7 @@
  */
 #include "sroce.h"
 #include "sroce_qp.h"
+#include "sroce_task.h"
 
 /* A kernel consumer's work request, into a ring slot. */
 static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
@@ -103,7 +104,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_qp_run(qp);
+		sroce_task_run(qp);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -121,7 +122,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (ret)
 		*bad_wr = wr;
-	sroce_qp_kick(qp);
+	sroce_task_kick(qp);
 	return ret;
 }
 
@@ -145,7 +146,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_qp_kick(qp);
+		sroce_task_kick(qp);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->rq_lock, flags);
@@ -173,6 +174,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	if (sroce_qp_state(qp) == IB_QPS_ERR)
-		sroce_qp_kick(qp);
+		sroce_task_kick(qp);
 	return ret;
 }

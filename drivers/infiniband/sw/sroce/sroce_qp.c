@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sroce: queue pairs. Creation and the rings, the IBTA state machine,
- * and the work item that runs the engines. Posting is in sroce_post.c,
- * the QPN table and receive's admission in sroce_rx.c.
+ * and what modify changes. Posting is in sroce_post.c, the QPN table and
+ * receive's admission in sroce_rx.c, running the engines in sroce_task.c.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -18,119 +18,7 @@
 #include "sroce_qp.h"
 #include "sroce_rx.h"
 #include "sroce_svc.h"
-
-void sroce_qp_kick(struct sroce_qp *qp)
-{
-	if (!READ_ONCE(qp->dead))
-		queue_work(sroce_wq, &qp->work);
-}
-
-/*
- * One run of the engines, under run_lock. Returns true if they should run
- * again: out of budget, or an engine moved the QP to ERR.
- */
-static bool sroce_qp_engines(struct sroce_qp *qp)
-{
-	int budget = SROCE_BUDGET;
-	enum ib_qp_state state;
-
-	if (READ_ONCE(qp->dead))
-		return false;
-	state = sroce_qp_state(qp);
-	switch (state) {
-	case IB_QPS_RESET:
-	case IB_QPS_INIT:
-		skb_queue_purge(&qp->req_fifo);
-		skb_queue_purge(&qp->resp_fifo);
-		return false;
-	case IB_QPS_ERR:
-		skb_queue_purge(&qp->req_fifo);
-		skb_queue_purge(&qp->resp_fifo);
-		sroce_comp_halt(qp);
-		/* Bounded like any run: the work item comes back for more. */
-		if (sroce_req_flush(qp, &budget))
-			return true;
-		return sroce_resp_flush(qp, &budget);
-	default:
-		break;
-	}
-	sroce_comp_run(qp, &budget);
-	sroce_resp_run(qp, &budget);
-	/* A QP the completer or responder ended sends nothing more. */
-	if (state != IB_QPS_RTR && sroce_qp_state(qp) == state) {
-		sroce_req_run(qp, &budget);
-		/* What the requester sent waits for an answer from now on. */
-		sroce_comp_arm(qp);
-	}
-	return budget <= 0 || sroce_qp_state(qp) != state;
-}
-
-static void sroce_qp_work(struct work_struct *work)
-{
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
-	bool again;
-
-	spin_lock_bh(&qp->run_lock);
-	again = sroce_qp_engines(qp);
-	spin_unlock_bh(&qp->run_lock);
-	if (again)
-		sroce_qp_kick(qp);
-}
-
-/*
- * Run the engines here and now if nobody is running them, as a NIC would,
- * without a scheduling delay; else leave it to the work item. Process or
- * softirq context only (the engines take BH locks).
- */
-void sroce_qp_run(struct sroce_qp *qp)
-{
-	bool again;
-
-	if (!spin_trylock_bh(&qp->run_lock)) {
-		/* The runner may be past its last look at what we added. */
-		sroce_qp_kick(qp);
-		return;
-	}
-	again = sroce_qp_engines(qp);
-	spin_unlock_bh(&qp->run_lock);
-	if (again)
-		sroce_qp_kick(qp);
-}
-
-/* How deep this CPU is in engines that receive started (at most 1). */
-static DEFINE_PER_CPU(int, sroce_rx_depth);
-
-/*
- * Receive runs the engines itself, as a NIC's pipeline takes a packet
- * without a scheduling hop (a worker wake-up per hop doubled the round
- * trip). One level only: what an inline run sends to a QP of this host
- * comes back here and is left to that QP's work item, which bounds the
- * stack.
- */
-void sroce_qp_rx_run(struct sroce_qp *qp)
-{
-	if (!in_softirq() || this_cpu_read(sroce_rx_depth)) {
-		sroce_qp_kick(qp);
-		return;
-	}
-	this_cpu_inc(sroce_rx_depth);
-	sroce_qp_run(qp);
-	this_cpu_dec(sroce_rx_depth);
-}
-
-/*
- * Stop the engines (dead is set): no run is under way and no timer fires
- * after this.
- */
-static void sroce_qp_quiesce(struct sroce_qp *qp)
-{
-	/* A run that started before dead was set may arm timers. */
-	cancel_work_sync(&qp->work);
-	spin_lock_bh(&qp->run_lock);
-	spin_unlock_bh(&qp->run_lock);
-	sroce_comp_stop(qp);
-	cancel_work_sync(&qp->work);
-}
+#include "sroce_task.h"
 
 /* Ring sizing: a power of two of at least one entry */
 static u32 sroce_ring_entries(u32 wr)
@@ -260,10 +148,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
-	spin_lock_init(&qp->run_lock);
 	skb_queue_head_init(&qp->req_fifo);
 	skb_queue_head_init(&qp->resp_fifo);
-	INIT_WORK(&qp->work, sroce_qp_work);
+	sroce_task_init(qp);
 	sroce_comp_init(qp);
 
 	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
@@ -290,7 +177,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_xa:
 	sroce_rx_qpn_del(qp);
 	WRITE_ONCE(qp->dead, true);
-	sroce_qp_quiesce(qp);
+	sroce_task_quiesce(qp);
 	skb_queue_purge(&qp->req_fifo);
 	skb_queue_purge(&qp->resp_fifo);
 err_rings:
@@ -308,7 +195,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_rx_qpn_del(qp);
 
 	WRITE_ONCE(qp->dead, true);
-	sroce_qp_quiesce(qp);
+	sroce_task_quiesce(qp);
 	skb_queue_purge(&qp->req_fifo);
 	skb_queue_purge(&qp->resp_fifo);
 	sroce_resp_reset(qp);
@@ -364,11 +251,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 {
 	u32 prod;
 
-	sroce_qp_quiesce(qp);
-	skb_queue_purge(&qp->req_fifo);
-	skb_queue_purge(&qp->resp_fifo);
-	sroce_resp_reset(qp);
-
+	sroce_task_quiesce(qp);
 	/* Discard every WQE: the rings restart empty at the producers' index. */
 	spin_lock_irq(&qp->sq_lock);
 	prod = READ_ONCE(qp->sq.ctrl->prod);
@@ -376,12 +259,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	/* Pairs with the provider's acquire of cons: all slots are free. */
 	smp_store_release(&qp->sq.ctrl->cons, prod);
 	spin_unlock_irq(&qp->sq_lock);
-	memset(&qp->req, 0, sizeof(qp->req));
-	qp->req.fetched = prod;
-	qp->req.cur = prod;
-	qp->comp.head = prod;
-	qp->comp.timeout = false;
-	qp->comp.rnr_wait = false;
+	sroce_task_reset(qp, prod);
 
 	spin_lock_irq(&qp->rq_lock);
 	prod = READ_ONCE(qp->rq.ctrl->prod);
@@ -540,7 +418,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_unlock_bh(&qp->run_lock);
 	/* What was swapped out above, or nothing. */
 	kfree(res);
-	sroce_qp_kick(qp);
+	sroce_task_kick(qp);
 	ret = 0;
 out:
 	mutex_unlock(&qp->modify_lock);

@@ -236,11 +236,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
-/* sroce_qp.c: running the engines */
-void sroce_qp_kick(struct sroce_qp *qp);
-void sroce_qp_run(struct sroce_qp *qp);
-void sroce_qp_rx_run(struct sroce_qp *qp);
-
 /* sroce_tx.c */
 int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
 		     struct sroce_av *av);
@@ -278,12 +273,14 @@ void sroce_sq_retire(struct sroce_qp *qp);
 /* sroce_req.c */
 void sroce_req_run(struct sroce_qp *qp, int *budget);
 bool sroce_req_flush(struct sroce_qp *qp, int *budget);
+void sroce_req_reset(struct sroce_qp *qp, u32 prod);
 
 /* sroce_comp.c */
 void sroce_comp_run(struct sroce_qp *qp, int *budget);
 void sroce_comp_init(struct sroce_qp *qp);
 void sroce_comp_stop(struct sroce_qp *qp);
 void sroce_comp_halt(struct sroce_qp *qp);
+void sroce_comp_reset(struct sroce_qp *qp, u32 prod);
 void sroce_comp_arm(struct sroce_qp *qp);
 
 /* sroce_resp.c */

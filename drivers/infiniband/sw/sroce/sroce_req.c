@@ -441,3 +441,11 @@ bool sroce_req_flush(struct sroce_qp *qp, int *budget)
 	}
 	return true;
 }
+
+/* RESET: nothing fetched, nothing to send; the ring restarts at @prod. */
+void sroce_req_reset(struct sroce_qp *qp, u32 prod)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.fetched = prod;
+	qp->req.cur = prod;
+}

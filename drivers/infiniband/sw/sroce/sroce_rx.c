@@ -22,6 +22,7 @@
 
 #include "sroce.h"
 #include "sroce_qp.h"
+#include "sroce_task.h"
 #include "sroce_rx.h"
 #include "proto/icrc.h"
 #include "proto/parse.h"
@@ -163,7 +164,7 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	skb_queue_tail(fifo, skb);
-	sroce_qp_rx_run(qp);
+	sroce_task_rx_run(qp);
 }
 
 /*
