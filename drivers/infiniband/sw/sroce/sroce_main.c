@@ -61,8 +61,8 @@ static int __init sroce_init(void)
 	int ret;
 
 	/*
-	 * Unbound: a QP's work item runs wherever a CPU is free, and never
-	 * twice at once, which is what lets its engines go without locks.
+	 * Unbound: a QP's worker runs wherever a CPU is free. It runs a QP
+	 * only while it owns the QP's task (sroce_task.c).
 	 */
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)

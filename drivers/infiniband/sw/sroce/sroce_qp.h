@@ -21,6 +21,7 @@
 
 #include "sroce.h"
 #include "sroce_queue.h"
+#include "sroce_task.h"
 #include "proto/parse.h"
 
 #define SROCE_MAX_QP		0x10000
@@ -41,8 +42,13 @@
  * 25 Gb/s link with a 50 us round trip at MTU 4096.
  */
 #define SROCE_MAX_INFLIGHT	256
-/* Packets an engine handles per run before the others get a turn. */
+/*
+ * Packets a QP's engines handle per dispatch (one turn of its runner)
+ * before other QPs get a turn, and the passes it may make in it when work
+ * keeps arriving; then its worker goes on, behind the others.
+ */
 #define SROCE_BUDGET		64
+#define SROCE_MAX_PASSES	8
 /*
  * A message takes at most SROCE_MAX_MSG_PSNS PSNs, so PSN order holds with
  * a 24-bit PSN. The largest message this device sends (the port's
@@ -132,12 +138,13 @@ struct sroce_qp {
 	struct sroce_av av;
 	u32 mtu;		/* path MTU in bytes */
 	bool sqd_notify;
-	bool dead;		/* destroy has begun: engines stop */
+	bool dead;		/* reset or destroy has begun: passes do nothing */
 
-	struct work_struct work;
+	/* Who runs the engines next (sroce_task.c). */
+	struct sroce_task task;
 	/*
-	 * Held while the engines run, by the work item or by a caller that
-	 * runs them at once (receive, the doorbell) to save a wake-up.
+	 * Held by each pass over the engines and by modify, which changes
+	 * what they own; uncontended otherwise (one owner runs the passes).
 	 */
 	spinlock_t run_lock;
 	struct sk_buff_head req_fifo;	/* requests, for the responder */

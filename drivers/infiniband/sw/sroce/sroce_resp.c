@@ -4,7 +4,7 @@
  * answered again (reads re-executed, atomics from the saved result, never
  * applied twice), a gap is NAKed once, sends fill receive WQEs (RNR NAK
  * when there is none), writes, reads and atomics go through the access
- * gate. ACKs are coalesced: one per run of the work item, for the last
+ * gate. ACKs are coalesced: one per pass over the engines, for the last
  * request that asked. Responses go out in PSN order, so no request is
  * taken while a read's responses are still being sent.
  */
