@@ -88,6 +88,7 @@ step "module builds against $k612 with -Werror" make -s module KDIR=/lib/modules
 step "sparse clean on $k61" sparse_clean /lib/modules/$k61/build
 step "sparse clean on $k612" sparse_clean /lib/modules/$k612/build
 step "checkpatch --strict clean" checkpatch
+step "call graph has no cycle (scripts/callgraph.sh --strict)" scripts/callgraph.sh --strict
 step "test module builds" make -s test-kmod KDIR=/lib/modules/$k61/build
 step "provider builds against rdma-core 56.1, links to system libibverbs" make -s provider
 step "test programs build" make -s progs

@@ -214,7 +214,4 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 extern const struct ib_device_ops sroce_dev_ops;
 int sroce_check_udata(struct ib_udata *udata, size_t resp_len);
 
-/* sroce_main.c: the workqueue the QP engines run on */
-extern struct workqueue_struct *sroce_wq;
-
 #endif /* SROCE_H */

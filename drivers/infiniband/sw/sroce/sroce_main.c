@@ -4,11 +4,11 @@
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
-#include <linux/workqueue.h>
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
 #include "sroce_sock.h"
+#include "sroce_task.h"
 
 static int sroce_newlink(const char *name, struct net_device *ndev)
 {
@@ -54,22 +54,16 @@ static struct notifier_block sroce_netdev_nb = {
 	.notifier_call = sroce_netdev_event,
 };
 
-struct workqueue_struct *sroce_wq;
-
 static int __init sroce_init(void)
 {
 	int ret;
 
-	/*
-	 * Unbound: a QP's worker runs wherever a CPU is free. It runs a QP
-	 * only while it owns the QP's task (sroce_task.c).
-	 */
-	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!sroce_wq)
-		return -ENOMEM;
+	ret = sroce_sched_init();
+	if (ret)
+		return ret;
 	ret = sroce_sock_init();
 	if (ret)
-		goto err_wq;
+		goto err_sched;
 	ret = register_netdevice_notifier(&sroce_netdev_nb);
 	if (ret)
 		goto err_net;
@@ -77,8 +71,8 @@ static int __init sroce_init(void)
 	return 0;
 err_net:
 	sroce_sock_exit();
-err_wq:
-	destroy_workqueue(sroce_wq);
+err_sched:
+	sroce_sched_exit();
 	return ret;
 }
 
@@ -93,7 +87,7 @@ static void __exit sroce_exit(void)
 	sroce_dev_remove_all();
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_sock_exit();
-	destroy_workqueue(sroce_wq);
+	sroce_sched_exit();
 }
 
 module_init(sroce_init);

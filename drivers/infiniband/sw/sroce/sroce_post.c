@@ -104,7 +104,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_task_run(qp);
+		sroce_task_kick(qp);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -122,7 +122,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (ret)
 		*bad_wr = wr;
-	sroce_task_kick(qp);
+	/* Its worker runs it, unless a section is open here. */
+	sroce_task_mark(&qp->task);
 	return ret;
 }
 
@@ -174,6 +175,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	if (sroce_qp_state(qp) == IB_QPS_ERR)
-		sroce_task_kick(qp);
+		sroce_task_mark(&qp->task);
 	return ret;
 }

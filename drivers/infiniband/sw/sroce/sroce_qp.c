@@ -418,7 +418,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_unlock_bh(&qp->run_lock);
 	/* What was swapped out above, or nothing. */
 	kfree(res);
-	sroce_task_kick(qp);
+	/* The worker applies it: modify holds the mutex event handlers may want. */
+	sroce_task_mark(&qp->task);
 	ret = 0;
 out:
 	mutex_unlock(&qp->modify_lock);

@@ -6,7 +6,8 @@
  * in on, check the IP and UDP framing, the ICRC and the transport headers,
  * find the destination QP by QPN, and admit the packet to one of its two
  * bounded FIFOs (requests for the responder, responses for the completer),
- * whose engines take it from there. Every drop is counted. Packets that
+ * and mark the QP's task: its engines run when the section receive is in
+ * ends (sroce_task.c). Every drop is counted. Packets that
  * sroce_tx() sends to an address of this host enter here too
  * (sroce_rx_local()). The QPN table and the device list it searches are
  * receive's, too.
@@ -164,7 +165,7 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	skb_queue_tail(fifo, skb);
-	sroce_task_rx_run(qp);
+	sroce_task_mark(&qp->task);
 }
 
 /*
@@ -276,18 +277,18 @@ drop:
 }
 
 /*
- * A packet for an address of this host, built by sroce_tx(): it enters
- * receive as if the netdev that has the address had received it, in the
- * context receive has (softirq, under RCU).
+ * A packet for an address of this host, built by sroce_tx() in a pass: it
+ * enters receive as if the netdev that has the address had received it.
+ * The pass runs in a section, so the destination QP is only marked and
+ * runs after the pass, never inside it.
  */
 void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev)
 {
+	WARN_ON_ONCE(!sroce_sched_in_section());
 	skb->dev = ndev;
 	skb->pkt_type = PACKET_HOST;
 	skb_pull(skb, skb_transport_offset(skb));
-	local_bh_disable();
 	rcu_read_lock();
 	sroce_rx_packet(skb);
 	rcu_read_unlock();
-	local_bh_enable();
 }

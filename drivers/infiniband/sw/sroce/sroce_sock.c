@@ -18,16 +18,22 @@
 #include "sroce.h"
 #include "sroce_rx.h"
 #include "sroce_sock.h"
+#include "sroce_task.h"
 #include "proto/hdr.h"
 
 static LIST_HEAD(sroce_socks);
 static DEFINE_MUTEX(sroce_socks_lock);
 static DECLARE_WAIT_QUEUE_HEAD(sroce_socks_gone);
 
-/* UDP encap_rcv, in softirq: 0 means the packet is ours (consumed). */
+/*
+ * UDP encap_rcv, in softirq: 0 means the packet is ours (consumed). The
+ * QP it is for runs at the end of the section, here, without a hop.
+ */
 static int sroce_sock_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	sroce_sched_enter();
 	sroce_rx_packet(skb);
+	sroce_sched_leave();
 	return 0;
 }
 

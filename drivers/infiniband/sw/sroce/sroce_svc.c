@@ -8,14 +8,7 @@
 #include "sroce.h"
 #include "sroce_cq.h"
 #include "sroce_qp.h"
-#include "sroce_task.h"
 #include "sroce_svc.h"
-
-/* Run the QP's engines again (and flush, if it went to ERR). */
-void sroce_svc_kick(struct sroce_qp *qp)
-{
-	sroce_task_kick(qp);
-}
 
 void sroce_svc_event(struct sroce_qp *qp, enum ib_event_type type)
 {

@@ -24,7 +24,14 @@ void sroce_svc_error(struct sroce_qp *qp, enum ib_event_type ev);
 int sroce_svc_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 		       bool solicited);
 
-/* Run the engines again. */
-void sroce_svc_kick(struct sroce_qp *qp);
+/*
+ * Run the engines again: from a pass, another pass before the owner lets
+ * go (a flush that stopped early, the move to ERR); from elsewhere, the
+ * worker or the section open here runs them.
+ */
+static inline void sroce_svc_kick(struct sroce_qp *qp)
+{
+	sroce_task_mark(&qp->task);
+}
 
 #endif /* SROCE_SVC_H */

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce: the scheduler, which decides when and where a QP's engines run.
- * A pass takes the completer, the responder and the requester in turn.
- * Whoever finds work marks the QP's task (sroce_task.h): if it was idle,
- * the marker owns it and runs it at once (the doorbell, receive) or queues
- * its worker on the unbound sroce_wq (kicks); if someone owns it, that
- * owner passes again before it lets go. One owner at a time, so the
+ * sroce: the scheduler, which decides when and where the QPs' engines run.
+ *
+ * A pass takes a QP's completer, responder and requester in turn. Whoever
+ * finds work for a QP marks its task (sroce_task.h): if someone owns the
+ * task, that owner passes again before it lets go; if it was idle, the
+ * marker owns it and places it on its CPU's run list, which the outermost
+ * section on that CPU runs before it ends (the doorbell, receive from the
+ * wire, and packets the engines deliver to QPs of this host), or, where
+ * engines cannot run, queues its worker. One owner at a time, so the
  * engines' state needs no lock; run_lock only keeps modify out of a pass.
- * The worker is for overflow: a budget used up, a task marked again and
- * again, work found where engines cannot run. Everything else in the
- * driver runs the engines through here.
+ * Runs never nest: a mark inside a run only puts a task on the list.
+ *
+ * The worker is for overflow only: a task that used its budget, was marked
+ * again and again, or is left over when its section's budget is spent,
+ * and marks from where no section can be open (timers for now, kernel
+ * posts, hardirq, IRQs off). A same-host ping-pong never waits for it.
  */
 #include <linux/delay.h>
 
@@ -17,17 +23,20 @@
 #include "sroce_qp.h"
 #include "sroce_task.h"
 
+/*
+ * What one section may spend over every task it runs, in packets (a pass
+ * counts at least one). Beyond it, the tasks left go to their workers.
+ */
+#define SROCE_SECTION_BUDGET	256
+
+DEFINE_PER_CPU(struct sroce_sched_cpu, sroce_sched);
+struct workqueue_struct *sroce_wq;
+
 /* The caller owns the task: the worker goes on with it, at the tail. */
-static void sroce_task_defer(struct sroce_qp *qp)
+static void sroce_task_defer(struct sroce_task *t)
 {
 	/* Only an owner queues it, once per ownership. */
-	WARN_ON_ONCE(!queue_work(sroce_wq, &qp->task.work));
-}
-
-void sroce_task_kick(struct sroce_qp *qp)
-{
-	if (sroce_task_mark(&qp->task))
-		sroce_task_defer(qp);
+	WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
 }
 
 /*
@@ -53,7 +62,7 @@ static void sroce_task_pass(struct sroce_qp *qp, int *budget)
 		sroce_comp_halt(qp);
 		/* Bounded like any pass: another pass comes back for more. */
 		if (sroce_req_flush(qp, budget) || sroce_resp_flush(qp, budget))
-			sroce_task_kick(qp);
+			sroce_task_mark(&qp->task);
 		return;
 	default:
 		break;
@@ -69,9 +78,10 @@ static void sroce_task_pass(struct sroce_qp *qp, int *budget)
 }
 
 /*
- * One dispatch, by the owner, with BH off: passes until nothing is
- * pending, then the task goes idle. A dispatch that uses its budget, or is
- * marked again SROCE_MAX_PASSES times, leaves the rest to the worker.
+ * One dispatch, by the owner, in a section: passes until nothing is
+ * pending, then the task goes idle. A dispatch that uses its budget, is
+ * marked again SROCE_MAX_PASSES times, or finds its section's budget spent
+ * leaves the rest to the worker.
  *
  * No work is lost: a mark before the clearing of PENDING is seen by the
  * pass after it; a mark between the clearing and the release sets PENDING
@@ -79,71 +89,94 @@ static void sroce_task_pass(struct sroce_qp *qp, int *budget)
  * the release finds the task idle and takes it. All three steps are fully
  * ordered, which also hands the engines' state from owner to owner.
  */
-static void sroce_task_dispatch(struct sroce_qp *qp)
+static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 {
-	struct sroce_task *t = &qp->task;
-	int budget = SROCE_BUDGET, passes = 0, owned;
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, task);
+	int budget = SROCE_BUDGET, passes = 0, owned, left;
 
 	for (;;) {
 		atomic_fetch_andnot(SROCE_T_PENDING, &t->state);
+		left = budget;
 		spin_lock(&qp->run_lock);
 		sroce_task_pass(qp, &budget);
 		spin_unlock(&qp->run_lock);
+		c->budget -= max(left - budget, 1);
 		if (budget <= 0)
 			break;
 		owned = SROCE_T_OWNED;
 		if (atomic_try_cmpxchg(&t->state, &owned, 0))
 			return;		/* idle: qp may be gone from here on */
-		if (++passes >= SROCE_MAX_PASSES)
+		if (++passes >= SROCE_MAX_PASSES || c->budget <= 0)
 			break;
 	}
-	sroce_task_defer(qp);
+	sroce_task_defer(t);
 }
 
-/* The worker owns the task whenever it runs. */
+/* The outermost section ends: run what was marked on this CPU. */
+static void sroce_sched_drain(struct sroce_sched_cpu *c)
+{
+	struct sroce_task *t;
+
+	while ((t = list_first_entry_or_null(&c->runnable, struct sroce_task,
+					     node))) {
+		list_del_init(&t->node);
+		if (c->budget > 0)
+			sroce_task_dispatch(t, c);
+		else
+			sroce_task_defer(t);
+	}
+}
+
+/* Open a section. Process or softirq context, IRQs on. */
+void sroce_sched_enter(void)
+{
+	struct sroce_sched_cpu *c;
+
+	local_bh_disable();
+	c = this_cpu_ptr(&sroce_sched);
+	if (!c->depth++)
+		c->budget = SROCE_SECTION_BUDGET;
+}
+
+/*
+ * Close it. The outermost runs the tasks marked in it, and those they
+ * mark, before it lets BH (and the next section) in.
+ */
+void sroce_sched_leave(void)
+{
+	struct sroce_sched_cpu *c = this_cpu_ptr(&sroce_sched);
+
+	if (c->depth == 1)
+		sroce_sched_drain(c);
+	c->depth--;
+	local_bh_enable();
+}
+
+/* The worker owns the task whenever it runs: first on its section's list. */
 static void sroce_task_work(struct work_struct *work)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, task.work);
+	struct sroce_task *t = container_of(work, struct sroce_task, work);
 
-	local_bh_disable();
-	sroce_task_dispatch(qp);
-	local_bh_enable();
+	sroce_sched_enter();
+	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
+	sroce_sched_leave();
 }
 
 /*
- * Run the engines here and now, as a NIC would, without a scheduling
- * delay. If someone owns them already, the mark makes that owner pass
- * again instead. Process or softirq context.
+ * Run the engines now, as a NIC would, without a scheduling delay: in a
+ * section of our own, or in the one open here. If someone owns them
+ * already, the mark makes that owner pass again instead. From hardirq or
+ * with IRQs off, no section can open: the worker runs them.
  */
-void sroce_task_run(struct sroce_qp *qp)
+void sroce_task_kick(struct sroce_qp *qp)
 {
-	if (!sroce_task_mark(&qp->task))
-		return;
-	local_bh_disable();
-	sroce_task_dispatch(qp);
-	local_bh_enable();
-}
-
-/* How deep this CPU is in engines that receive started (at most 1). */
-static DEFINE_PER_CPU(int, sroce_rx_depth);
-
-/*
- * Receive runs the engines itself, as a NIC's pipeline takes a packet
- * without a scheduling hop (a worker wake-up per hop doubled the round
- * trip). One level only: what an inline run sends to a QP of this host
- * comes back here and is only a kick, which bounds the stack: the QP's
- * owner passes again (a ping-pong's ACK to the QP whose run sent the
- * request), or else its worker runs it.
- */
-void sroce_task_rx_run(struct sroce_qp *qp)
-{
-	if (!in_softirq() || this_cpu_read(sroce_rx_depth)) {
-		sroce_task_kick(qp);
+	if (in_hardirq() || irqs_disabled()) {
+		sroce_task_mark(&qp->task);
 		return;
 	}
-	this_cpu_inc(sroce_rx_depth);
-	sroce_task_run(qp);
-	this_cpu_dec(sroce_rx_depth);
+	sroce_sched_enter();
+	sroce_task_mark(&qp->task);
+	sroce_sched_leave();
 }
 
 /* Wait until nobody owns the task: it went idle, its worker has run. */
@@ -155,7 +188,7 @@ static void sroce_task_wait_idle(struct sroce_qp *qp)
 		flush_work(&t->work);
 		if (!(atomic_read(&t->state) & SROCE_T_OWNED))
 			return;
-		/* An inline owner ends its dispatch or hands it to the worker. */
+		/* A section runs it before it ends, or hands it to the worker. */
 		usleep_range(10, 50);
 	}
 }
@@ -176,8 +209,25 @@ void sroce_task_quiesce(struct sroce_qp *qp)
 void sroce_task_init(struct sroce_qp *qp)
 {
 	atomic_set(&qp->task.state, 0);
-	spin_lock_init(&qp->run_lock);
+	INIT_LIST_HEAD(&qp->task.node);
 	INIT_WORK(&qp->task.work, sroce_task_work);
+	spin_lock_init(&qp->run_lock);
+}
+
+int sroce_sched_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_LIST_HEAD(&per_cpu_ptr(&sroce_sched, cpu)->runnable);
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return sroce_wq ? 0 : -ENOMEM;
+}
+
+/* Every QP is gone: the run lists are empty, no worker is queued. */
+void sroce_sched_exit(void)
+{
+	destroy_workqueue(sroce_wq);
 }
 
 /*

@@ -1,48 +1,93 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The scheduler of a QP's engines: sroce_task.c. */
+/* The scheduler of the QPs' engines: sroce_task.c. */
 #ifndef SROCE_TASK_H
 #define SROCE_TASK_H
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/interrupt.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/workqueue.h>
 
 /*
  * A QP's run state. Idle (0): nobody runs the engines; the next mark takes
- * the task. OWNED: exactly one context makes the next pass: an inline
- * runner, or the worker it queued. OWNED | PENDING: work arrived that the
- * owner has not looked at yet; it passes again before it lets go.
+ * the task. OWNED: exactly one context makes the next pass: the section
+ * that has it on its CPU's run list, or its worker. OWNED | PENDING: work
+ * arrived that the owner has not looked at yet; it passes again before it
+ * lets go.
  */
 #define SROCE_T_OWNED		BIT(0)
 #define SROCE_T_PENDING		BIT(1)
 
 struct sroce_task {
 	atomic_t state;			/* SROCE_T_* */
+	struct list_head node;		/* on a CPU's run list while it owns it */
 	struct work_struct work;	/* the worker, queued by an owner only */
 };
 
-struct sroce_qp;
+/*
+ * A section: a stretch of one CPU, BH off, in which engines may run. Tasks
+ * marked inside it go on the CPU's run list, and the outermost section
+ * runs them before it ends, so runs never nest. Touched with BH off only,
+ * by this CPU: no lock.
+ */
+struct sroce_sched_cpu {
+	unsigned int depth;		/* sections open on this CPU */
+	int budget;			/* what the outermost may still spend */
+	struct list_head runnable;	/* tasks this CPU owns and will run */
+};
+
+DECLARE_PER_CPU(struct sroce_sched_cpu, sroce_sched);
+/* The workers' queue: unbound, so a worker runs wherever a CPU is free. */
+extern struct workqueue_struct *sroce_wq;
+
+/* Is a section open here (and is this its context)? */
+static inline bool sroce_sched_in_section(void)
+{
+	/* BH off first: then this CPU's depth is stable and ours to read. */
+	return softirq_count() && !in_hardirq() &&
+	       this_cpu_read(sroce_sched.depth);
+}
+
+/*
+ * The caller took an idle task: it goes on this CPU's run list if a
+ * section is open here, else (no section; hardirq; IRQs off) to its worker.
+ */
+static inline void sroce_task_place(struct sroce_task *t)
+{
+	if (irqs_disabled() || !sroce_sched_in_section()) {
+		/* Only an owner queues the worker, once per ownership. */
+		WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
+		return;
+	}
+	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
+}
 
 /*
  * Work for the engines (a FIFO entry, a ring index, a timer flag) was
- * published before this. True: the task was idle and the caller owns it
- * now, and must run it or queue its worker. False: its owner passes again
- * and sees the work. Any context.
+ * published before this: make sure a pass sees it. If someone owns the
+ * task, the owner passes again; else it is placed, to run at the end of
+ * the section or in its worker. Any context; never runs engines itself.
  */
-static inline bool sroce_task_mark(struct sroce_task *t)
+static inline void sroce_task_mark(struct sroce_task *t)
 {
 	/* Fully ordered: pairs with the owner's clearing of PENDING. */
-	return !(atomic_fetch_or(SROCE_T_PENDING | SROCE_T_OWNED, &t->state) &
-		 SROCE_T_OWNED);
+	if (atomic_fetch_or(SROCE_T_PENDING | SROCE_T_OWNED, &t->state) &
+	    SROCE_T_OWNED)
+		return;
+	sroce_task_place(t);
 }
 
+struct sroce_qp;
+
+int sroce_sched_init(void);
+void sroce_sched_exit(void);
+void sroce_sched_enter(void);
+void sroce_sched_leave(void);
 void sroce_task_init(struct sroce_qp *qp);
-/* Work arrived: the owner or the worker runs the engines. Any context. */
+/* Work arrived: run the engines now, here if the context allows. */
 void sroce_task_kick(struct sroce_qp *qp);
-/* Work arrived: run the engines here unless someone owns them. IRQs on. */
-void sroce_task_run(struct sroce_qp *qp);
-/* Receive admitted a packet: run here, one level deep at most. */
-void sroce_task_rx_run(struct sroce_qp *qp);
 void sroce_task_quiesce(struct sroce_qp *qp);
 void sroce_task_reset(struct sroce_qp *qp, u32 sq_prod);
 
