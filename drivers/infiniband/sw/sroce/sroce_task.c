@@ -81,21 +81,16 @@ static void sroce_task_pass(struct sroce_qp *qp, int *budget)
  * One dispatch, by the owner, in a section: passes until nothing is
  * pending, then the task goes idle. A dispatch that uses its budget, is
  * marked again SROCE_MAX_PASSES times, or finds its section's budget spent
- * leaves the rest to the worker.
- *
- * No work is lost: a mark before the clearing of PENDING is seen by the
- * pass after it; a mark between the clearing and the release sets PENDING
- * again, so the release fails and the owner passes again; a mark after
- * the release finds the task idle and takes it. All three steps are fully
- * ordered, which also hands the engines' state from owner to owner.
+ * leaves the rest to the worker. Why no mark is lost, and how the engines'
+ * state passes from owner to owner: task_state.h.
  */
 static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, task);
-	int budget = SROCE_BUDGET, passes = 0, owned, left;
+	int budget = SROCE_BUDGET, passes = 0, left;
 
 	for (;;) {
-		atomic_fetch_andnot(SROCE_T_PENDING, &t->state);
+		sroce_state_pass(&t->state);
 		left = budget;
 		spin_lock(&qp->run_lock);
 		sroce_task_pass(qp, &budget);
@@ -103,8 +98,7 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 		c->budget -= max(left - budget, 1);
 		if (budget <= 0)
 			break;
-		owned = SROCE_T_OWNED;
-		if (atomic_try_cmpxchg(&t->state, &owned, 0))
+		if (sroce_state_release(&t->state))
 			return;		/* idle: qp may be gone from here on */
 		if (++passes >= SROCE_MAX_PASSES || c->budget <= 0)
 			break;

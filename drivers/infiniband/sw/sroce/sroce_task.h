@@ -3,25 +3,19 @@
 #ifndef SROCE_TASK_H
 #define SROCE_TASK_H
 
-#include <linux/atomic.h>
-#include <linux/bits.h>
 #include <linux/interrupt.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/workqueue.h>
 
-/*
- * A QP's run state. Idle (0): nobody runs the engines; the next mark takes
- * the task. OWNED: exactly one context makes the next pass: the section
- * that has it on its CPU's run list, or its worker. OWNED | PENDING: work
- * arrived that the owner has not looked at yet; it passes again before it
- * lets go.
- */
-#define SROCE_T_OWNED		BIT(0)
-#define SROCE_T_PENDING		BIT(1)
+#include "task_state.h"
 
+/*
+ * A QP's run state (task_state.h). The owner is the section that has the
+ * task on its CPU's run list, or the task's worker.
+ */
 struct sroce_task {
-	atomic_t state;			/* SROCE_T_* */
+	sroce_state_t state;		/* SROCE_T_* */
 	struct list_head node;		/* on a CPU's run list while it owns it */
 	struct work_struct work;	/* the worker, queued by an owner only */
 };
@@ -72,11 +66,8 @@ static inline void sroce_task_place(struct sroce_task *t)
  */
 static inline void sroce_task_mark(struct sroce_task *t)
 {
-	/* Fully ordered: pairs with the owner's clearing of PENDING. */
-	if (atomic_fetch_or(SROCE_T_PENDING | SROCE_T_OWNED, &t->state) &
-	    SROCE_T_OWNED)
-		return;
-	sroce_task_place(t);
+	if (sroce_state_mark(&t->state))
+		sroce_task_place(t);
 }
 
 struct sroce_qp;
