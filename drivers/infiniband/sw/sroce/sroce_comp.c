@@ -108,7 +108,7 @@ void sroce_comp_arm(struct sroce_qp *qp)
 	unsigned long t = sroce_ack_timeout(qp);
 
 	if (t && sroce_comp_outstanding(qp) && !qp->comp.rnr_wait &&
-	    !timer_pending(&qp->comp.ack_timer) && !READ_ONCE(qp->dead))
+	    !timer_pending(&qp->comp.ack_timer))
 		mod_timer(&qp->comp.ack_timer, jiffies + t);
 }
 
@@ -122,7 +122,7 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	qp->comp.gap = false;
 	if (!sroce_comp_outstanding(qp))
 		del_timer(&qp->comp.ack_timer);
-	else if (t && !READ_ONCE(qp->dead))
+	else if (t)
 		mod_timer(&qp->comp.ack_timer, jiffies + t);
 }
 

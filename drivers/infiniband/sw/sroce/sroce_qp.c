@@ -176,8 +176,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_xa:
 	sroce_rx_qpn_del(qp);
-	WRITE_ONCE(qp->dead, true);
-	sroce_task_quiesce(qp);
+	sroce_task_stop(qp);
 	skb_queue_purge(&qp->req_fifo);
 	skb_queue_purge(&qp->resp_fifo);
 err_rings:
@@ -193,9 +192,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_dev *sdev = qp->sdev;
 
 	sroce_rx_qpn_del(qp);
-
-	WRITE_ONCE(qp->dead, true);
-	sroce_task_quiesce(qp);
+	/* Nothing runs the engines from here on; nothing resumes them. */
+	sroce_task_stop(qp);
 	skb_queue_purge(&qp->req_fifo);
 	skb_queue_purge(&qp->resp_fifo);
 	sroce_resp_reset(qp);
@@ -246,12 +244,15 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	return 0;
 }
 
-/* Every engine's state back to what a QP in RESET has. */
+/*
+ * Every engine's state back to what a QP in RESET has. The engines are
+ * stopped on return (sroce_task_stop()); modify resumes them.
+ */
 static void sroce_qp_reset(struct sroce_qp *qp)
 {
 	u32 prod;
 
-	sroce_task_quiesce(qp);
+	sroce_task_stop(qp);
 	/* Discard every WQE: the rings restart empty at the producers' index. */
 	spin_lock_irq(&qp->sq_lock);
 	prod = READ_ONCE(qp->sq.ctrl->prod);
@@ -268,7 +269,6 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	/* Pairs with the provider's acquire of cons: all slots are free. */
 	smp_store_release(&qp->rq.ctrl->cons, prod);
 	spin_unlock_irq(&qp->rq_lock);
-	WRITE_ONCE(qp->dead, false);
 }
 
 static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
@@ -332,7 +332,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		qp->sqd_notify = attr->en_sqd_async_notify;
 }
 
-/* The responder's read/atomic resources change hands under run_lock. */
+/* The responder's read/atomic resources change hands, engines paused. */
 static struct sroce_rd_res *sroce_qp_swap_rd_res(struct sroce_qp *qp,
 						 struct sroce_rd_res *res,
 						 u32 n)
@@ -388,19 +388,19 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out;
 	}
 
-	if (new == IB_QPS_RESET && cur != IB_QPS_RESET) {
-		sroce_svc_set_state(qp, IB_QPS_RESET);
-		WRITE_ONCE(qp->dead, true);
-		sroce_qp_reset(qp);
-		cur = IB_QPS_RESET;
-	}
 	/*
 	 * The engines own most of what changes here: keep them out, and
 	 * refuse if one of them took the QP to ERR meanwhile.
 	 */
-	spin_lock_bh(&qp->run_lock);
+	if (new == IB_QPS_RESET && cur != IB_QPS_RESET) {
+		sroce_svc_set_state(qp, IB_QPS_RESET);
+		sroce_qp_reset(qp);
+		cur = IB_QPS_RESET;
+	} else {
+		sroce_task_pause(&qp->task);
+	}
 	if (sroce_qp_state(qp) != cur) {
-		spin_unlock_bh(&qp->run_lock);
+		sroce_task_resume(&qp->task);
 		kfree(res);
 		ret = -EINVAL;
 		goto out;
@@ -415,11 +415,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			qp->req.drained_sent = false;
 		sroce_svc_set_state(qp, new);
 	}
-	spin_unlock_bh(&qp->run_lock);
+	/* The new state's first pass (an ERR flush, the SQ in RTS) runs here. */
+	sroce_task_mark(&qp->task);
+	sroce_task_resume(&qp->task);
 	/* What was swapped out above, or nothing. */
 	kfree(res);
-	/* The worker applies it: modify holds the mutex event handlers may want. */
-	sroce_task_mark(&qp->task);
 	ret = 0;
 out:
 	mutex_unlock(&qp->modify_lock);

@@ -138,15 +138,9 @@ struct sroce_qp {
 	struct sroce_av av;
 	u32 mtu;		/* path MTU in bytes */
 	bool sqd_notify;
-	bool dead;		/* reset or destroy has begun: passes do nothing */
 
-	/* Who runs the engines next (sroce_task.c). */
+	/* Who runs the engines next; modify pauses it (sroce_task.c). */
 	struct sroce_task task;
-	/*
-	 * Held by each pass over the engines and by modify, which changes
-	 * what they own; uncontended otherwise (one owner runs the passes).
-	 */
-	spinlock_t run_lock;
 	struct sk_buff_head req_fifo;	/* requests, for the responder */
 	struct sk_buff_head resp_fifo;	/* responses, for the completer */
 

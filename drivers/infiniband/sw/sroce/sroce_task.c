@@ -9,16 +9,15 @@
  * section on that CPU runs before it ends (the doorbell, receive from the
  * wire, and packets the engines deliver to QPs of this host), or, where
  * engines cannot run, queues its worker. One owner at a time, so the
- * engines' state needs no lock; run_lock only keeps modify out of a pass.
- * Runs never nest: a mark inside a run only puts a task on the list.
+ * engines' state needs no lock. Runs never nest: a mark inside a run only
+ * puts a task on the list. Modify, reset and destroy take the task over
+ * (pause): the owner hands it over at its next pass.
  *
  * The worker is for overflow only: a task that used its budget, was marked
  * again and again, or is left over when its section's budget is spent,
  * and marks from where no section can be open (timers for now, kernel
  * posts, hardirq, IRQs off). A same-host ping-pong never waits for it.
  */
-#include <linux/delay.h>
-
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_task.h"
@@ -40,15 +39,13 @@ static void sroce_task_defer(struct sroce_task *t)
 }
 
 /*
- * One pass over the engines, under run_lock. An engine that wants another
+ * One pass over the engines, by the owner. An engine that wants another
  * pass (it moved the QP to ERR, or stopped a flush early) marks the task.
  */
 static void sroce_task_pass(struct sroce_qp *qp, int *budget)
 {
 	enum ib_qp_state state;
 
-	if (READ_ONCE(qp->dead))
-		return;
 	state = sroce_qp_state(qp);
 	switch (state) {
 	case IB_QPS_RESET:
@@ -90,11 +87,13 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 	int budget = SROCE_BUDGET, passes = 0, left;
 
 	for (;;) {
-		sroce_state_pass(&t->state);
+		if (!sroce_state_pass(&t->state)) {
+			/* The pauser's stack: t may be gone after this. */
+			complete(READ_ONCE(t->handed));
+			return;
+		}
 		left = budget;
-		spin_lock(&qp->run_lock);
 		sroce_task_pass(qp, &budget);
-		spin_unlock(&qp->run_lock);
 		c->budget -= max(left - budget, 1);
 		if (budget <= 0)
 			break;
@@ -173,31 +172,45 @@ void sroce_task_kick(struct sroce_qp *qp)
 	sroce_sched_leave();
 }
 
-/* Wait until nobody owns the task: it went idle, its worker has run. */
-static void sroce_task_wait_idle(struct sroce_qp *qp)
+/*
+ * Take the task over from its owner, or at once if it is idle: no pass
+ * runs until sroce_task_resume(). The owner hands over at its next pass
+ * (a pass in progress, a run list its section drains, a queued worker).
+ */
+void sroce_task_pause(struct sroce_task *t)
 {
-	struct sroce_task *t = &qp->task;
+	DECLARE_COMPLETION_ONSTACK(handed);
 
-	for (;;) {
-		flush_work(&t->work);
-		if (!(atomic_read(&t->state) & SROCE_T_OWNED))
-			return;
-		/* A section runs it before it ends, or hands it to the worker. */
-		usleep_range(10, 50);
-	}
+	WRITE_ONCE(t->handed, &handed);
+	if (!sroce_state_pause(&t->state))
+		return;
+	/* A pass is a budget at most; a second is a bug, not a wait. */
+	if (WARN_ONCE(!wait_for_completion_timeout(&handed, HZ),
+		      "sroce: a QP's engines kept it over 1 s\n"))
+		wait_for_completion(&handed);
+}
+
+/* Give the task back; what was marked meanwhile runs now, here. */
+void sroce_task_resume(struct sroce_task *t)
+{
+	if (sroce_state_resume(&t->state))
+		return;
+	sroce_sched_enter();
+	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
+	sroce_sched_leave();
 }
 
 /*
- * Stop the engines (dead is set, so passes do nothing): on return nobody
- * runs them, their worker is idle and no timer is pending. Process context.
+ * Pause the engines and stop their timers: on return no pass, timer or
+ * worker runs, and marks only set PENDING. Process context.
  */
-void sroce_task_quiesce(struct sroce_qp *qp)
+void sroce_task_stop(struct sroce_qp *qp)
 {
-	sroce_task_wait_idle(qp);
-	/* A pass that started before dead was set may have armed timers. */
+	sroce_task_pause(&qp->task);
+	/* A timer that fires now marks, nothing more. */
 	sroce_comp_stop(qp);
-	/* A timer that fired meanwhile kicked. */
-	sroce_task_wait_idle(qp);
+	/* A worker that handed over may still be on its way out. */
+	flush_work(&qp->task.work);
 }
 
 void sroce_task_init(struct sroce_qp *qp)
@@ -205,7 +218,6 @@ void sroce_task_init(struct sroce_qp *qp)
 	atomic_set(&qp->task.state, 0);
 	INIT_LIST_HEAD(&qp->task.node);
 	INIT_WORK(&qp->task.work, sroce_task_work);
-	spin_lock_init(&qp->run_lock);
 }
 
 int sroce_sched_init(void)
@@ -226,7 +238,7 @@ void sroce_sched_exit(void)
 
 /*
  * The engines' state back to what a QP in RESET has, the send queue
- * restarting at @sq_prod. The engines are stopped (sroce_task_quiesce()).
+ * restarting at @sq_prod. The engines are stopped (sroce_task_stop()).
  */
 void sroce_task_reset(struct sroce_qp *qp, u32 sq_prod)
 {

@@ -3,6 +3,7 @@
 #ifndef SROCE_TASK_H
 #define SROCE_TASK_H
 
+#include <linux/completion.h>
 #include <linux/interrupt.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
@@ -18,6 +19,8 @@ struct sroce_task {
 	sroce_state_t state;		/* SROCE_T_* */
 	struct list_head node;		/* on a CPU's run list while it owns it */
 	struct work_struct work;	/* the worker, queued by an owner only */
+	/* The pauser's, on its stack; set before it asks (SROCE_T_PAUSE). */
+	struct completion *handed;
 };
 
 /*
@@ -79,7 +82,11 @@ void sroce_sched_leave(void);
 void sroce_task_init(struct sroce_qp *qp);
 /* Work arrived: run the engines now, here if the context allows. */
 void sroce_task_kick(struct sroce_qp *qp);
-void sroce_task_quiesce(struct sroce_qp *qp);
+/* Keep the engines out (modify): process context, may sleep. */
+void sroce_task_pause(struct sroce_task *t);
+void sroce_task_resume(struct sroce_task *t);
+/* Pause, and no timer or worker is left running (reset, destroy). */
+void sroce_task_stop(struct sroce_qp *qp);
 void sroce_task_reset(struct sroce_qp *qp, u32 sq_prod);
 
 #endif /* SROCE_TASK_H */

@@ -6,7 +6,11 @@
  *
  * Idle (0): nobody runs the task; the next mark takes it. OWNED: exactly
  * one context makes the next pass. OWNED | PENDING: work arrived that the
- * owner has not looked at yet; it passes again before it lets go.
+ * owner has not looked at yet; it passes again before it lets go. PAUSE:
+ * someone (modify, reset, destroy) wants the task: the owner hands it over
+ * at its next pass instead of making it, or the pauser takes it at once
+ * if it was idle; then no pass runs, and marks only set PENDING, until
+ * the pauser resumes it.
  *
  * No work is lost. A producer publishes its work, then marks; the owner
  * clears PENDING, passes (looks at all work), then tries to let go, and
@@ -42,6 +46,7 @@ typedef atomic_t sroce_state_t;
 
 #define SROCE_T_OWNED		BIT(0)
 #define SROCE_T_PENDING		BIT(1)
+#define SROCE_T_PAUSE		BIT(2)
 
 /*
  * Work was published before: true if the task was idle and the caller
@@ -54,10 +59,13 @@ static inline bool sroce_state_mark(sroce_state_t *s)
 		 SROCE_T_OWNED);
 }
 
-/* The owner starts a pass: it looks at all work published before this. */
-static inline void sroce_state_pass(sroce_state_t *s)
+/*
+ * The owner starts a pass: it looks at all work published before this.
+ * False: a pauser waits; the owner hands the task over and passes no more.
+ */
+static inline bool sroce_state_pass(sroce_state_t *s)
 {
-	sroce_state_fetch_andnot(s, SROCE_T_PENDING);
+	return !(sroce_state_fetch_andnot(s, SROCE_T_PENDING) & SROCE_T_PAUSE);
 }
 
 /* The owner lets go, unless a mark came after its pass began. */
@@ -66,6 +74,26 @@ static inline bool sroce_state_release(sroce_state_t *s)
 	int owned = SROCE_T_OWNED;
 
 	return sroce_state_try_cmpxchg(s, &owned, 0);
+}
+
+/*
+ * Ask for the task. True: someone owns it, and hands it over at its next
+ * pass; false: it was idle and the pauser owns it now.
+ */
+static inline bool sroce_state_pause(sroce_state_t *s)
+{
+	return sroce_state_fetch_or(s, SROCE_T_PAUSE | SROCE_T_OWNED) &
+	       SROCE_T_OWNED;
+}
+
+/*
+ * The pauser gives the task back. True: it is idle; false: work came
+ * meanwhile and the caller owns the task to run it.
+ */
+static inline bool sroce_state_resume(sroce_state_t *s)
+{
+	sroce_state_fetch_andnot(s, SROCE_T_PAUSE);
+	return sroce_state_release(s);
 }
 
 #endif /* SROCE_TASK_STATE_H */
