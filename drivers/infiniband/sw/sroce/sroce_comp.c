@@ -36,28 +36,6 @@ static unsigned long sroce_ack_timeout(struct sroce_qp *qp)
 		   msecs_to_jiffies(SROCE_MIN_ACK_TIMEOUT_MS));
 }
 
-static void sroce_ack_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, comp.ack_timer);
-
-	WRITE_ONCE(qp->comp.timeout, true);
-	sroce_svc_kick(qp);
-}
-
-static void sroce_rnr_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, comp.rnr_timer);
-
-	WRITE_ONCE(qp->comp.rnr_fired, true);
-	sroce_svc_kick(qp);
-}
-
-void sroce_comp_init(struct sroce_qp *qp)
-{
-	timer_setup(&qp->comp.ack_timer, sroce_ack_timer_fn, 0);
-	timer_setup(&qp->comp.rnr_timer, sroce_rnr_timer_fn, 0);
-}
-
 /*
  * In ERR: nothing to wait for any more. May run in atomic context; with
  * @sync (process context), no timer callback is running on return.
@@ -65,14 +43,14 @@ void sroce_comp_init(struct sroce_qp *qp)
 static void sroce_comp_timers_off(struct sroce_qp *qp, bool sync)
 {
 	if (sync) {
-		del_timer_sync(&qp->comp.ack_timer);
-		del_timer_sync(&qp->comp.rnr_timer);
+		del_timer_sync(&qp->comp.ack.timer);
+		del_timer_sync(&qp->comp.rnr.timer);
 	} else {
-		del_timer(&qp->comp.ack_timer);
-		del_timer(&qp->comp.rnr_timer);
+		del_timer(&qp->comp.ack.timer);
+		del_timer(&qp->comp.rnr.timer);
 	}
-	qp->comp.timeout = false;
-	qp->comp.rnr_fired = false;
+	WRITE_ONCE(qp->comp.ack.fired, false);
+	WRITE_ONCE(qp->comp.rnr.fired, false);
 	qp->comp.rnr_wait = false;
 }
 
@@ -90,7 +68,7 @@ void sroce_comp_halt(struct sroce_qp *qp)
 void sroce_comp_reset(struct sroce_qp *qp, u32 prod)
 {
 	qp->comp.head = prod;
-	qp->comp.timeout = false;
+	WRITE_ONCE(qp->comp.ack.fired, false);
 	qp->comp.rnr_wait = false;
 }
 
@@ -108,8 +86,8 @@ void sroce_comp_arm(struct sroce_qp *qp)
 	unsigned long t = sroce_ack_timeout(qp);
 
 	if (t && sroce_comp_outstanding(qp) && !qp->comp.rnr_wait &&
-	    !timer_pending(&qp->comp.ack_timer))
-		mod_timer(&qp->comp.ack_timer, jiffies + t);
+	    !timer_pending(&qp->comp.ack.timer))
+		mod_timer(&qp->comp.ack.timer, jiffies + t);
 }
 
 /* The peer answered something new: the retry budget and timer restart. */
@@ -121,9 +99,9 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	qp->comp.gap = false;
 	if (!sroce_comp_outstanding(qp))
-		del_timer(&qp->comp.ack_timer);
+		del_timer(&qp->comp.ack.timer);
 	else if (t)
-		mod_timer(&qp->comp.ack_timer, jiffies + t);
+		mod_timer(&qp->comp.ack.timer, jiffies + t);
 }
 
 /*
@@ -188,8 +166,8 @@ static void sroce_comp_rnr(struct sroce_qp *qp, struct sroce_swqe *s,
 		qp->comp.rnr_retry--;
 	qp->comp.rnr_wait = true;
 	qp->comp.rnr_psn = psn;
-	del_timer(&qp->comp.ack_timer);
-	mod_timer(&qp->comp.rnr_timer,
+	del_timer(&qp->comp.ack.timer);
+	mod_timer(&qp->comp.rnr.timer,
 		  jiffies + usecs_to_jiffies(sroce_rnr_usecs[timer & 31]));
 }
 
@@ -343,8 +321,8 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 	struct sk_buff *skb;
 	u32 old;
 
-	if (READ_ONCE(qp->comp.rnr_fired)) {
-		WRITE_ONCE(qp->comp.rnr_fired, false);
+	if (READ_ONCE(qp->comp.rnr.fired)) {
+		WRITE_ONCE(qp->comp.rnr.fired, false);
 		if (qp->comp.rnr_wait) {
 			qp->comp.rnr_wait = false;
 			sroce_sq_rewind(qp, qp->comp.rnr_psn);
@@ -362,8 +340,8 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 		kfree_skb(skb);
 		(*budget)--;
 	}
-	if (READ_ONCE(qp->comp.timeout)) {
-		WRITE_ONCE(qp->comp.timeout, false);
+	if (READ_ONCE(qp->comp.ack.fired)) {
+		WRITE_ONCE(qp->comp.ack.fired, false);
 		if (qp->comp.psn == old)
 			sroce_comp_timeout(qp);
 	}

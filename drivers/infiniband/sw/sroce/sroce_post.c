@@ -80,6 +80,20 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/*
+ * A kernel consumer posted: run the engines here, as for the doorbell. Not
+ * where the caller may hold a lock (preemption off): its completion or
+ * event handler, which the engines call, may want the same lock; there the
+ * section open here (a post from a handler) or the worker runs them.
+ */
+static void sroce_post_kick(struct sroce_qp *qp)
+{
+	if (preemptible())
+		sroce_task_kick(&qp->task);
+	else
+		sroce_task_mark(&qp->task);
+}
+
 static bool sroce_sq_postable(enum ib_qp_state s)
 {
 	return s == IB_QPS_RTS || s == IB_QPS_SQD || s == IB_QPS_SQE ||
@@ -104,7 +118,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_task_kick(qp);
+		sroce_task_kick(&qp->task);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -122,8 +136,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (ret)
 		*bad_wr = wr;
-	/* Its worker runs it, unless a section is open here. */
-	sroce_task_mark(&qp->task);
+	sroce_post_kick(qp);
 	return ret;
 }
 
@@ -147,7 +160,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_task_kick(qp);
+		sroce_task_kick(&qp->task);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->rq_lock, flags);
@@ -175,6 +188,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	if (sroce_qp_state(qp) == IB_QPS_ERR)
-		sroce_task_mark(&qp->task);
+		sroce_post_kick(qp);
 	return ret;
 }

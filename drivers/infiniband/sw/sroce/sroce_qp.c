@@ -151,7 +151,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	skb_queue_head_init(&qp->req_fifo);
 	skb_queue_head_init(&qp->resp_fifo);
 	sroce_task_init(qp);
-	sroce_comp_init(qp);
+	sroce_wake_timer_init(&qp->comp.ack, &qp->task);
+	sroce_wake_timer_init(&qp->comp.rnr, &qp->task);
 
 	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
 	ret = sroce_qp_alloc_rings(qp, &init->cap, uc ? &uc->ibuc : NULL);

@@ -172,13 +172,11 @@ struct sroce_qp {
 		u32 psn;	/* oldest PSN not acknowledged */
 		u8 retry;	/* retry_cnt left */
 		u8 rnr_retry;	/* rnr_retry left */
-		bool timeout;	/* the ACK timer fired */
 		bool rnr_wait;	/* RNR timer running: resend when it fires */
-		bool rnr_fired;
 		u32 rnr_psn;
 		bool gap;	/* rewound for a gap in read responses at psn */
-		struct timer_list ack_timer;
-		struct timer_list rnr_timer;
+		struct sroce_wake_timer ack;	/* the local ACK timeout */
+		struct sroce_wake_timer rnr;	/* the RNR NAK's wait */
 	} comp;
 
 	struct {
@@ -278,7 +276,6 @@ void sroce_req_reset(struct sroce_qp *qp, u32 prod);
 
 /* sroce_comp.c */
 void sroce_comp_run(struct sroce_qp *qp, int *budget);
-void sroce_comp_init(struct sroce_qp *qp);
 void sroce_comp_stop(struct sroce_qp *qp);
 void sroce_comp_halt(struct sroce_qp *qp);
 void sroce_comp_reset(struct sroce_qp *qp, u32 prod);

@@ -15,8 +15,10 @@
  *
  * The worker is for overflow only: a task that used its budget, was marked
  * again and again, or is left over when its section's budget is spent,
- * and marks from where no section can be open (timers for now, kernel
- * posts, hardirq, IRQs off). A same-host ping-pong never waits for it.
+ * and marks from where no section can be open (hardirq, IRQs off, a
+ * kernel post with preemption off outside a section). A same-host
+ * ping-pong never waits for it, nor does a timeout: the completer's
+ * timers (struct sroce_wake_timer) run the QP in their softirq.
  */
 #include "sroce.h"
 #include "sroce_qp.h"
@@ -161,15 +163,31 @@ static void sroce_task_work(struct work_struct *work)
  * already, the mark makes that owner pass again instead. From hardirq or
  * with IRQs off, no section can open: the worker runs them.
  */
-void sroce_task_kick(struct sroce_qp *qp)
+void sroce_task_kick(struct sroce_task *t)
 {
 	if (in_hardirq() || irqs_disabled()) {
-		sroce_task_mark(&qp->task);
+		sroce_task_mark(t);
 		return;
 	}
 	sroce_sched_enter();
-	sroce_task_mark(&qp->task);
+	sroce_task_mark(t);
 	sroce_sched_leave();
+}
+
+static void sroce_wake_timer_fn(struct timer_list *timer)
+{
+	struct sroce_wake_timer *w = from_timer(w, timer, timer);
+
+	/* Before the mark: the owner's pass reads it after its own start. */
+	WRITE_ONCE(w->fired, true);
+	sroce_task_kick(w->task);
+}
+
+void sroce_wake_timer_init(struct sroce_wake_timer *w, struct sroce_task *t)
+{
+	w->fired = false;
+	w->task = t;
+	timer_setup(&w->timer, sroce_wake_timer_fn, 0);
 }
 
 /*

@@ -7,6 +7,7 @@
 #include <linux/interrupt.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
 
 #include "task_state.h"
@@ -73,6 +74,17 @@ static inline void sroce_task_mark(struct sroce_task *t)
 		sroce_task_place(t);
 }
 
+/*
+ * A timer that wakes a task: on expiry it sets fired and runs the task
+ * (in the timer softirq, in a section of its own). Its engine arms and
+ * deletes it, and reads and clears fired, within a pass.
+ */
+struct sroce_wake_timer {
+	struct timer_list timer;
+	bool fired;
+	struct sroce_task *task;
+};
+
 struct sroce_qp;
 
 int sroce_sched_init(void);
@@ -80,8 +92,9 @@ void sroce_sched_exit(void);
 void sroce_sched_enter(void);
 void sroce_sched_leave(void);
 void sroce_task_init(struct sroce_qp *qp);
+void sroce_wake_timer_init(struct sroce_wake_timer *w, struct sroce_task *t);
 /* Work arrived: run the engines now, here if the context allows. */
-void sroce_task_kick(struct sroce_qp *qp);
+void sroce_task_kick(struct sroce_task *t);
 /* Keep the engines out (modify): process context, may sleep. */
 void sroce_task_pause(struct sroce_task *t);
 void sroce_task_resume(struct sroce_task *t);
