@@ -337,7 +337,7 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 	old = qp->comp.psn;
 	while (*budget > 0 && (skb = skb_dequeue(&qp->resp_fifo))) {
 		sroce_comp_packet(qp, skb);
-		kfree_skb(skb);
+		consume_skb(skb);
 		(*budget)--;
 	}
 	if (READ_ONCE(qp->comp.ack.fired)) {

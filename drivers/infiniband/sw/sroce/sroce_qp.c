@@ -154,10 +154,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	sroce_wake_timer_init(&qp->comp.ack, &qp->task);
 	sroce_wake_timer_init(&qp->comp.rnr, &qp->task);
 
+	ret = dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_count;
 	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
 	ret = sroce_qp_alloc_rings(qp, &init->cap, uc ? &uc->ibuc : NULL);
 	if (ret)
-		goto err_count;
+		goto err_dst;
 	qp->attr.path_mtu = IB_MTU_256;
 	qp->mtu = 256;
 	qp->attr.cap = init->cap;
@@ -182,6 +185,8 @@ err_xa:
 	skb_queue_purge(&qp->resp_fifo);
 err_rings:
 	sroce_qp_free_rings(qp);
+err_dst:
+	dst_cache_destroy(&qp->dst_cache);
 err_count:
 	atomic_dec(&sdev->num_qp);
 	return ret;
@@ -200,6 +205,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_resp_reset(qp);
 	kfree(qp->resp.res);
 	sroce_qp_free_rings(qp);
+	dst_cache_destroy(&qp->dst_cache);
 	mutex_destroy(&qp->modify_lock);
 	atomic_dec(&sdev->num_qp);
 	return 0;
@@ -290,6 +296,8 @@ static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		/* The core's reference on the GID entry stays with attr. */
 		a->ah_attr.grh.sgid_attr = NULL;
 		qp->av = *av;
+		/* The engines are kept out: nobody uses the cache meanwhile. */
+		dst_cache_reset(&qp->dst_cache);
 	}
 	if (mask & IB_QP_PATH_MTU) {
 		a->path_mtu = attr->path_mtu;

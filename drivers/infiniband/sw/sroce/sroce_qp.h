@@ -17,6 +17,7 @@
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
@@ -136,6 +137,7 @@ struct sroce_qp {
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;	/* as last modified, for query_qp */
 	struct sroce_av av;
+	struct dst_cache dst_cache;	/* the route to av's peer, per CPU */
 	u32 mtu;		/* path MTU in bytes */
 	bool sqd_notify;
 

@@ -598,7 +598,7 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 		skb = sroce_resp_take(qp);
 		if (skb) {
 			sroce_resp_packet(qp, skb);
-			kfree_skb(skb);
+			consume_skb(skb);
 			(*budget)--;
 			continue;
 		}

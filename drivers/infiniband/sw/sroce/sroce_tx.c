@@ -6,8 +6,10 @@
  * The IP and UDP headers are ours, not udp_tunnel_xmit_skb()'s: the ICRC
  * covers the IPv4 identification field, so the header must be final
  * before the payload is copied with the CRC fused into the copy. The
- * packet then leaves through ip_local_out()/ip6_local_out() on a route
- * looked up per packet, so address and route changes apply at once.
+ * packet then leaves through ip_local_out()/ip6_local_out() on the QP's
+ * cached route (a dst_cache, as tunnels keep one): a route change makes
+ * the cached entry obsolete and the next packet looks the route up again,
+ * so address and route changes still apply at once.
  * Packets to an address of this host skip the stack and enter receive
  * directly (sroce_rx_local()), as the wire would deliver them.
  */
@@ -15,6 +17,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/dst_cache.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -109,18 +112,27 @@ static void sroce_build_ip6(struct sk_buff *skb, const struct sroce_av *av,
 	skb->protocol = htons(ETH_P_IPV6);
 }
 
-/*
- * The route to the peer, and for an address of this host the netdev that
- * has it (*local, RCU-protected: the caller holds rcu_read_lock()).
- */
-static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
-				     struct net_device **local)
+/* For an address of this host, the netdev that has it (RCU-protected). */
+static struct net_device *sroce_route_local(struct net *net,
+					    const struct sroce_av *av,
+					    struct dst_entry *dst)
+{
+	if (!av->ipv6) {
+		if (((struct rtable *)dst)->rt_type != RTN_LOCAL)
+			return NULL;
+		return __ip_dev_find(net, av->daddr.v4, false);
+	}
+	if (!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL))
+		return NULL;
+	return ipv6_dev_find(net, &av->daddr.v6, NULL);
+}
+
+static struct dst_entry *sroce_route_lookup(struct sroce_qp *qp,
+					    struct net *net)
 {
 	const struct sroce_av *av = &qp->av;
 	struct sock *sk = sroce_sock_sk(qp->sdev->sock, av->ipv6);
-	struct dst_entry *dst;
 
-	*local = NULL;
 	if (!av->ipv6) {
 		struct flowi4 fl4 = {
 			.flowi4_oif = av->ifindex,
@@ -132,8 +144,6 @@ static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
 
 		if (IS_ERR(rt))
 			return ERR_CAST(rt);
-		if (rt->rt_type == RTN_LOCAL)
-			*local = __ip_dev_find(net, av->daddr.v4, false);
 		return &rt->dst;
 	}
 	if (!sk)
@@ -146,13 +156,41 @@ static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
 			.saddr = av->saddr.v6,
 		};
 
-		dst = ip6_dst_lookup_flow(net, sk, &fl6, NULL);
+		return ip6_dst_lookup_flow(net, sk, &fl6, NULL);
+	}
+}
+
+/*
+ * The route to the peer, a reference the caller puts, from the QP's cache
+ * when it is still valid; and for an address of this host the netdev that
+ * has it (*local, RCU-protected: the caller holds rcu_read_lock()). Only
+ * the owner of the QP's task transmits, with BH off, as the per-CPU cache
+ * wants.
+ */
+static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
+				     struct net_device **local)
+{
+	const struct sroce_av *av = &qp->av;
+	struct dst_entry *dst;
+	struct in6_addr saddr6;
+	__be32 saddr4;
+
+	if (av->ipv6)
+		dst = dst_cache_get_ip6(&qp->dst_cache, &saddr6);
+	else
+		dst = (struct dst_entry *)dst_cache_get_ip4(&qp->dst_cache,
+							    &saddr4);
+	if (!dst) {
+		dst = sroce_route_lookup(qp, net);
 		if (IS_ERR(dst))
 			return dst;
-		if (((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL)
-			*local = ipv6_dev_find(net, &av->daddr.v6, NULL);
-		return dst;
+		if (av->ipv6)
+			dst_cache_set_ip6(&qp->dst_cache, dst, &av->saddr.v6);
+		else
+			dst_cache_set_ip4(&qp->dst_cache, dst, av->saddr.v4);
 	}
+	*local = sroce_route_local(net, av, dst);
+	return dst;
 }
 
 /**
