@@ -158,6 +158,18 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 
+/* The operations each transport has (IBTA 9.7.x; no invalidate on UC). */
+#define SROCE_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define SROCE_OPS_UC	(SROCE_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |	\
+			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define SROCE_OPS_RC	(SROCE_OPS_UC |				\
+			 IBV_QP_EX_WITH_SEND_WITH_INV |		\
+			 IBV_QP_EX_WITH_RDMA_READ |		\
+			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+/* Inline data is payload we send: not for reads or atomics. */
+#define SROCE_OPS_INLINE (SROCE_OPS_UC | IBV_QP_EX_WITH_SEND_WITH_INV)
+
 /* sroce_qp.c */
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);
@@ -168,6 +180,9 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int sroce_destroy_qp(struct ibv_qp *ibqp);
+
+/* sroce_post.c */
+void sroce_qp_init_wr_api(struct sroce_qp *qp);
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
