@@ -143,6 +143,12 @@ struct sroce_qp {
 	struct sroce_task task;
 	struct sk_buff_head req_fifo;	/* requests, for the responder */
 	struct sk_buff_head resp_fifo;	/* responses, for the completer */
+	/* Deepest each FIFO was, under its lock (debugfs). */
+	u32 req_fifo_hwm;
+	u32 resp_fifo_hwm;
+	/* Requester runs stopped by the PSN window, or held by an RNR wait. */
+	u64 window_full;
+	u64 rnr_stalls;
 
 	/* The send queue: posters produce (sq_lock), the requester consumes. */
 	spinlock_t sq_lock;

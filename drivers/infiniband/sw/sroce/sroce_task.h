@@ -13,6 +13,17 @@
 #include "task_state.h"
 
 /*
+ * What the scheduler did with one QP, for debugfs: written by the owner
+ * only (one at a time), read without a lock.
+ */
+struct sroce_task_stats {
+	u64 dispatches;		/* turns, from a run list or the worker */
+	u64 passes;
+	u64 budget_exhausted;	/* turns that used SROCE_BUDGET */
+	u64 worker_handoffs;	/* times its worker was queued */
+};
+
+/*
  * A QP's run state (task_state.h). The owner is the section that has the
  * task on its CPU's run list, or the task's worker.
  */
@@ -22,6 +33,7 @@ struct sroce_task {
 	struct work_struct work;	/* the worker, queued by an owner only */
 	/* The pauser's, on its stack; set before it asks (SROCE_T_PAUSE). */
 	struct completion *handed;
+	struct sroce_task_stats stats;
 };
 
 /*
@@ -52,15 +64,7 @@ static inline bool sroce_sched_in_section(void)
  * The caller took an idle task: it goes on this CPU's run list if a
  * section is open here, else (no section; hardirq; IRQs off) to its worker.
  */
-static inline void sroce_task_place(struct sroce_task *t)
-{
-	if (irqs_disabled() || !sroce_sched_in_section()) {
-		/* Only an owner queues the worker, once per ownership. */
-		WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
-		return;
-	}
-	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
-}
+void sroce_task_place(struct sroce_task *t);
 
 /*
  * Work for the engines (a FIFO entry, a ring index, a timer flag) was
