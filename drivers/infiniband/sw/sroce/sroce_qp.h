@@ -270,8 +270,14 @@ static inline void sroce_sq_done(struct sroce_swqe *s, u8 status)
 	s->state = SROCE_SWQE_DONE;
 }
 
+/* Why the requester goes back (sroce_sq_rewind(), the trace). */
+#define SROCE_REXMIT_TIMEOUT	0	/* the local ACK timer expired */
+#define SROCE_REXMIT_NAK	1	/* a PSN sequence error NAK */
+#define SROCE_REXMIT_RNR	2	/* an RNR NAK's wait is over */
+#define SROCE_REXMIT_READ	3	/* read responses missing */
+
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp);
-int sroce_sq_rewind(struct sroce_qp *qp, u32 psn);
+int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason);
 u32 sroce_sq_retire_some(struct sroce_qp *qp, u32 max);
 void sroce_sq_retire(struct sroce_qp *qp);
 

@@ -13,6 +13,7 @@
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_svc.h"
+#include "sroce_trace.h"
 #include "proto/icrc.h"
 
 static int sroce_wc_opcode(u8 op)
@@ -126,6 +127,8 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	s->status = sroce_swqe_check(qp, s);
 	s->state = s->status == IB_WC_SUCCESS ? SROCE_SWQE_NEW :
 						SROCE_SWQE_DONE;
+	trace_sroce_post_send(qp->ibqp.qp_num, s->h.wr_id, s->h.opcode,
+			      s->length);
 	qp->req.fetched++;
 	return true;
 }

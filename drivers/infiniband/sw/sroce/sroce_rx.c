@@ -25,6 +25,7 @@
 #include "sroce_qp.h"
 #include "sroce_task.h"
 #include "sroce_rx.h"
+#include "sroce_trace.h"
 #include "proto/icrc.h"
 #include "proto/parse.h"
 
@@ -247,6 +248,7 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
 		goto drop;
 	}
+	trace_sroce_recv(pkt->f.dqpn, pkt->f.psn, pkt->f.opcode, pkt->len);
 	skb_pull(skb, (const u8 *)pkt->bth - skb->data);
 	skb_trim(skb, pkt->len);
 	sroce_rx_admit(qp, skb, info->flags & SROCE_OPF_REQ);
