@@ -42,19 +42,9 @@ static struct sroce_qp *sroce_task_qp(struct sroce_task *t)
 static void sroce_task_defer(struct sroce_task *t)
 {
 	t->stats.worker_handoffs++;
-	sroce_count(sroce_task_qp(t)->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
+	sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
 	/* Only an owner queues it, once per ownership. */
 	WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
-}
-
-void sroce_task_place(struct sroce_task *t)
-{
-	if (irqs_disabled() || !sroce_sched_in_section()) {
-		sroce_task_defer(t);
-		return;
-	}
-	sroce_count(sroce_task_qp(t)->sdev, SROCE_CNT_RUNLIST_HANDOFFS, 1);
-	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
 }
 
 /*
@@ -273,6 +263,7 @@ void sroce_task_stop(struct sroce_qp *qp)
 void sroce_task_init(struct sroce_qp *qp)
 {
 	atomic_set(&qp->task.state, 0);
+	qp->task.sdev = qp->sdev;
 	INIT_LIST_HEAD(&qp->task.node);
 	INIT_WORK(&qp->task.work, sroce_task_work);
 }

@@ -10,6 +10,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
+#include "sroce_counters.h"
 #include "task_state.h"
 
 /*
@@ -33,6 +34,7 @@ struct sroce_task {
 	struct work_struct work;	/* the worker, queued by an owner only */
 	/* The pauser's, on its stack; set before it asks (SROCE_T_PAUSE). */
 	struct completion *handed;
+	struct sroce_dev *sdev;		/* whose counters it adds to */
 	struct sroce_task_stats stats;
 };
 
@@ -63,8 +65,20 @@ static inline bool sroce_sched_in_section(void)
 /*
  * The caller took an idle task: it goes on this CPU's run list if a
  * section is open here, else (no section; hardirq; IRQs off) to its worker.
+ * Inline, so that receive does not call into the scheduler's file.
  */
-void sroce_task_place(struct sroce_task *t);
+static inline void sroce_task_place(struct sroce_task *t)
+{
+	if (irqs_disabled() || !sroce_sched_in_section()) {
+		t->stats.worker_handoffs++;
+		sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
+		/* Only an owner queues the worker, once per ownership. */
+		WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
+		return;
+	}
+	sroce_count(t->sdev, SROCE_CNT_RUNLIST_HANDOFFS, 1);
+	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
+}
 
 /*
  * Work for the engines (a FIFO entry, a ring index, a timer flag) was
