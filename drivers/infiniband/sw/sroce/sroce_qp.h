@@ -149,6 +149,8 @@ struct sroce_qp {
 	/* Requester runs stopped by the PSN window, or held by an RNR wait. */
 	u64 window_full;
 	u64 rnr_stalls;
+	/* /sys/kernel/debug/sroce/<dev>/qp<qpn>: sroce_debugfs.c */
+	struct dentry *debugfs;
 
 	/* The send queue: posters produce (sq_lock), the requester consumes. */
 	spinlock_t sq_lock;
@@ -234,6 +236,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* sroce_debugfs.c */
+void sroce_debugfs_qp_add(struct sroce_qp *qp);
+void sroce_debugfs_qp_del(struct sroce_qp *qp);
 
 /* sroce_post.c */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
