@@ -21,6 +21,53 @@ ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${g
 tap_merge rc_ops timeout 600 /usr/libexec/sroce/rc_ops "$@" "$dev" "${gid:-0}"
 rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 
+# The NIC model, visible (Documentation/sroce-observe.rst): its counters,
+# a live QP's debugfs file and the tracepoints.
+stat=$(rdma statistic show link "$dev/1" | tr ' ' '\n')
+counter() { grep -A1 -x "$1" <<<"$stat" | sed -n 2p; }
+for c in dispatches passes budget_exhausted pass_limit section_budget_out \
+	worker_handoffs runlist_handoffs window_full rnr_stalls fifo_hwm; do
+	ok "$([ -n "$(counter $c)" ] && echo 1 || echo 0)" "counter $c in rdma statistic ($(counter $c))"
+done
+ok "$([ "$(counter dispatches)" -gt 0 ] && [ "$(counter passes)" -ge "$(counter dispatches)" ] && echo 1 || echo 0)" \
+	"rc_ops made dispatches ($(counter dispatches)) and as many passes or more ($(counter passes))"
+ok "$([ "$(counter fifo_hwm)" -gt 0 ] && echo 1 || echo 0)" "a receive FIFO held packets (fifo_hwm $(counter fifo_hwm))"
+
+tr=/sys/kernel/tracing
+[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+[ -d $tr/events ] || tr=/sys/kernel/debug/tracing
+ok "$([ -d $tr/events/sroce ] && echo 1 || echo 0)" "tracefs lists the sroce events ($tr)"
+echo 0 > $tr/tracing_on 2>/dev/null
+echo > $tr/trace 2>/dev/null
+echo 1 > $tr/events/sroce/enable 2>/dev/null
+echo 1 > $tr/tracing_on 2>/dev/null
+
+# rc_peer's server has its QP before it waits for the client.
+dbg=/sys/kernel/debug/sroce/$dev
+timeout 120 /usr/libexec/sroce/rc_peer -d "$dev" -g "${gid:-0}" -p 18600 -s 4096 -n 2 \
+	>/tmp/rc_peer.log 2>&1 &
+srv=$!
+for _ in $(seq 50); do
+	[ -n "$(find $dbg -name 'qp*' 2>/dev/null)" ] && break
+	sleep 0.2
+done
+qpf=$(find $dbg -name 'qp*' 2>/dev/null | head -1)
+ok "$([ -n "$qpf" ] && echo 1 || echo 0)" "a live QP has its debugfs file (${qpf:-none})"
+is "$(sed -n 's/^state\t//p' "${qpf:-/dev/null}" 2>/dev/null)" "RESET" "its file shows the QP's state"
+diag "$(cat "${qpf:-/dev/null}" 2>/dev/null)"
+run_ok "rc_peer on $dev (client)" connect_retry timeout 60 /usr/libexec/sroce/rc_peer \
+	-d "$dev" -g "${gid:-0}" -p 18600 -s 4096 -n 2 "$SROCE_IP4"
+wait $srv
+ok "$(($? == 0))" "rc_peer on $dev (server)" || diag "$(tail -3 /tmp/rc_peer.log)"
+ok "$([ -n "$qpf" ] && [ ! -e "$qpf" ] && echo 1 || echo 0)" "the file went with its QP"
+echo 0 > $tr/events/sroce/enable 2>/dev/null
+for e in sroce_post_send sroce_post_recv sroce_xmit sroce_recv sroce_complete; do
+	n=$(grep -c " $e: " $tr/trace 2>/dev/null)
+	ok "$([ "${n:-0}" -gt 0 ] && echo 1 || echo 0)" "the trace holds $e lines (${n:-0})"
+done
+grep " sroce_" $tr/trace 2>/dev/null | head -8 | sed 's/^/# /'
+echo > $tr/trace 2>/dev/null
+
 run_ok "rdma link delete $dev" rdma link delete "$dev"
 run_ok "rmmod sroce" rmmod sroce
 done_testing

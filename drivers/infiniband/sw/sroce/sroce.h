@@ -71,6 +71,8 @@ struct sroce_dev {
 	spinlock_t atomic_lock;
 	atomic_t num_cq;
 	struct sroce_counters __percpu *counters;
+	/* sroce/<name> in debugfs, from registration (sroce_debugfs.c) */
+	struct dentry *debugfs;
 	/* The UDP port in the netdev's namespace (sroce_sock.c). */
 	struct sroce_sock *sock;
 	/* Set by dealloc_driver; protected by sroce_devices_lock. */
@@ -168,6 +170,12 @@ void sroce_dev_netdev_gone(struct net_device *ndev);
 void sroce_dev_remove_all(void);
 void sroce_dev_release(struct sroce_dev *sdev);
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
+
+/* sroce_debugfs.c: /sys/kernel/debug/sroce */
+void sroce_debugfs_init(void);
+void sroce_debugfs_exit(void);
+void sroce_debugfs_dev_add(struct sroce_dev *sdev);
+void sroce_debugfs_dev_del(struct sroce_dev *sdev);
 
 /* sroce_mr.c: memory registration and the access gate */
 void sroce_mr_table_init(struct sroce_dev *sdev);

@@ -8,6 +8,7 @@
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_svc.h"
+#include "sroce_trace.h"
 
 /* IBTA table 45 (vol 1, 9.7.5.2.8): RNR NAK timer codes in microseconds. */
 static const u32 sroce_rnr_usecs[32] = {
@@ -131,7 +132,8 @@ static struct sroce_swqe *sroce_comp_ack_before(struct sroce_qp *qp, u32 psn)
 			return s;
 		}
 		if (sroce_op_is_rd(s->h.opcode)) {
-			if (!qp->comp.gap && !sroce_sq_rewind(qp, qp->comp.psn))
+			if (!qp->comp.gap &&
+			    !sroce_sq_rewind(qp, qp->comp.psn, SROCE_REXMIT_READ))
 				qp->comp.gap = true;
 			return NULL;
 		}
@@ -185,11 +187,13 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			sroce_comp_progress(qp);
 		return;
 	case SROCE_AETH_RNR_NAK:
+		trace_sroce_nak(qp->ibqp.qp_num, psn, syn, false);
 		s = sroce_comp_ack_before(qp, psn);
 		if (s && s->state != SROCE_SWQE_NEW)
 			sroce_comp_rnr(qp, s, psn, syn & SROCE_AETH_VALUE_MASK);
 		return;
 	case SROCE_AETH_NAK:
+		trace_sroce_nak(qp->ibqp.qp_num, psn, syn, false);
 		break;
 	default:
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
@@ -211,7 +215,7 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		 * NAKs without ever moving on still runs into the ACK timer,
 		 * which a NAK does not restart.
 		 */
-		sroce_sq_rewind(qp, psn);
+		sroce_sq_rewind(qp, psn, SROCE_REXMIT_NAK);
 		return;
 	}
 	sroce_sq_done(s, sroce_nak_status(syn & SROCE_AETH_VALUE_MASK));
@@ -232,7 +236,7 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (psn != qp->comp.psn) {
 		/* A response is missing: ask again from it, once per gap. */
 		if (sroce_psn_before(qp->comp.psn, psn) && !qp->comp.gap &&
-		    !sroce_sq_rewind(qp, qp->comp.psn))
+		    !sroce_sq_rewind(qp, qp->comp.psn, SROCE_REXMIT_READ))
 			qp->comp.gap = true;
 		return;
 	}
@@ -312,7 +316,7 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 	}
 	qp->comp.retry--;
 	qp->comp.gap = false;
-	sroce_sq_rewind(qp, qp->comp.psn);
+	sroce_sq_rewind(qp, qp->comp.psn, SROCE_REXMIT_TIMEOUT);
 	sroce_comp_arm(qp);
 }
 
@@ -325,7 +329,8 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 		WRITE_ONCE(qp->comp.rnr.fired, false);
 		if (qp->comp.rnr_wait) {
 			qp->comp.rnr_wait = false;
-			sroce_sq_rewind(qp, qp->comp.rnr_psn);
+			sroce_sq_rewind(qp, qp->comp.rnr_psn,
+					SROCE_REXMIT_RNR);
 			sroce_comp_arm(qp);
 		}
 	}

@@ -31,11 +31,38 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_ACK_TIMEOUT] = { .name = "ack_timeout" },
 	[SROCE_CNT_RETRANSMIT] = { .name = "retransmit" },
 	[SROCE_CNT_ERR_NAK_SENT] = { .name = "err_nak_sent" },
+	[SROCE_CNT_DISPATCHES] = { .name = "dispatches" },
+	[SROCE_CNT_PASSES] = { .name = "passes" },
+	[SROCE_CNT_BUDGET_EXHAUSTED] = { .name = "budget_exhausted" },
+	[SROCE_CNT_PASS_LIMIT] = { .name = "pass_limit" },
+	[SROCE_CNT_SECTION_BUDGET] = { .name = "section_budget_out" },
+	[SROCE_CNT_WORKER_HANDOFFS] = { .name = "worker_handoffs" },
+	[SROCE_CNT_RUNLIST_HANDOFFS] = { .name = "runlist_handoffs" },
+	[SROCE_CNT_WINDOW_FULL] = { .name = "window_full" },
+	[SROCE_CNT_RNR_STALLS] = { .name = "rnr_stalls" },
+	[SROCE_CNT_FIFO_HWM] = { .name = "fifo_hwm" },
 };
 
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c, u64 n)
 {
 	this_cpu_add(sdev->counters->v[c], n);
+}
+
+/*
+ * A high-water mark: this CPU's slot keeps the largest @n it saw, and a
+ * read takes the largest over the CPUs. The slot is written only when the
+ * mark rises, so the common case is a read of this CPU's line.
+ */
+void sroce_count_max(struct sroce_dev *sdev, enum sroce_counter c, u64 n)
+{
+	if (n > this_cpu_read(sdev->counters->v[c]))
+		this_cpu_write(sdev->counters->v[c], n);
+}
+
+/* Marks are maxima, not sums. */
+static bool sroce_counter_is_max(int c)
+{
+	return c == SROCE_CNT_FIFO_HWM;
 }
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -57,8 +84,14 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		const struct sroce_counters *pc;
 
 		pc = per_cpu_ptr(sdev->counters, cpu);
-		for (c = 0; c < SROCE_CNT_NUM; c++)
-			stats->value[c] += READ_ONCE(pc->v[c]);
+		for (c = 0; c < SROCE_CNT_NUM; c++) {
+			u64 v = READ_ONCE(pc->v[c]);
+
+			if (!sroce_counter_is_max(c))
+				stats->value[c] += v;
+			else if (v > stats->value[c])
+				stats->value[c] = v;
+		}
 	}
 	return SROCE_CNT_NUM;
 }

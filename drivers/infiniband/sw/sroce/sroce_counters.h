@@ -36,6 +36,17 @@ enum sroce_counter {
 	SROCE_CNT_ACK_TIMEOUT,		/* local ACK timeouts */
 	SROCE_CNT_RETRANSMIT,		/* go-back-N restarts */
 	SROCE_CNT_ERR_NAK_SENT,		/* access/invalid request/op NAKs */
+	/* The NIC model (Documentation/sroce-observe.rst): where it stalls. */
+	SROCE_CNT_DISPATCHES,		/* turns of a QP's engines (runs) */
+	SROCE_CNT_PASSES,		/* passes over the engines in them */
+	SROCE_CNT_BUDGET_EXHAUSTED,	/* dispatches that used SROCE_BUDGET */
+	SROCE_CNT_PASS_LIMIT,		/* ... that made SROCE_MAX_PASSES */
+	SROCE_CNT_SECTION_BUDGET,	/* ... cut short by the section's budget */
+	SROCE_CNT_WORKER_HANDOFFS,	/* QPs handed to their worker */
+	SROCE_CNT_RUNLIST_HANDOFFS,	/* QPs put on a CPU's run list */
+	SROCE_CNT_WINDOW_FULL,		/* requester runs stopped at the window */
+	SROCE_CNT_RNR_STALLS,		/* requester runs held by an RNR wait */
+	SROCE_CNT_FIFO_HWM,		/* deepest receive FIFO: max over CPUs */
 	SROCE_CNT_NUM
 };
 
@@ -46,6 +57,7 @@ struct sroce_counters {
 struct sroce_dev;
 
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c, u64 n);
+void sroce_count_max(struct sroce_dev *sdev, enum sroce_counter c, u64 n);
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

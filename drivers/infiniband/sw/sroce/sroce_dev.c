@@ -176,6 +176,7 @@ void sroce_dev_release(struct sroce_dev *sdev)
 	sdev->dead = true;
 	sroce_rx_dev_del(sdev);
 	mutex_unlock(&sroce_devices_lock);
+	sroce_debugfs_dev_del(sdev);
 	if (sdev->sock)
 		sroce_sock_put(sdev->sock);
 	ida_destroy(&sdev->pd_ida);
@@ -309,6 +310,7 @@ int sroce_dev_add(const char *name, struct net_device *ndev)
 	ret = ib_register_device(&sdev->ibdev, name, NULL);
 	if (ret)
 		goto err_dealloc;
+	sroce_debugfs_dev_add(sdev);
 
 	/*
 	 * The link may have changed between the first look at it and the

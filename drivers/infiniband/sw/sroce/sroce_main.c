@@ -67,6 +67,7 @@ static int __init sroce_init(void)
 	ret = register_netdevice_notifier(&sroce_netdev_nb);
 	if (ret)
 		goto err_net;
+	sroce_debugfs_init();
 	rdma_link_register(&sroce_link_ops);
 	return 0;
 err_net:
@@ -86,6 +87,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_dev_remove_all();
 	unregister_netdevice_notifier(&sroce_netdev_nb);
+	sroce_debugfs_exit();
 	sroce_sock_exit();
 	sroce_sched_exit();
 }

@@ -176,6 +176,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (ret)
 			goto err_xa;
 	}
+	sroce_debugfs_qp_add(qp);
 	return 0;
 
 err_xa:
@@ -197,6 +198,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *sdev = qp->sdev;
 
+	/* No reader looks at the QP once this returns. */
+	sroce_debugfs_qp_del(qp);
 	sroce_rx_qpn_del(qp);
 	/* Nothing runs the engines from here on; nothing resumes them. */
 	sroce_task_stop(qp);

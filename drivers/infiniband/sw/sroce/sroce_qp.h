@@ -145,6 +145,14 @@ struct sroce_qp {
 	struct sroce_task task;
 	struct sk_buff_head req_fifo;	/* requests, for the responder */
 	struct sk_buff_head resp_fifo;	/* responses, for the completer */
+	/* Deepest each FIFO was, under its lock (debugfs). */
+	u32 req_fifo_hwm;
+	u32 resp_fifo_hwm;
+	/* Requester runs stopped by the PSN window, or held by an RNR wait. */
+	u64 window_full;
+	u64 rnr_stalls;
+	/* /sys/kernel/debug/sroce/<dev>/qp<qpn>: sroce_debugfs.c */
+	struct dentry *debugfs;
 
 	/* The send queue: posters produce (sq_lock), the requester consumes. */
 	spinlock_t sq_lock;
@@ -231,6 +239,10 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
+/* sroce_debugfs.c */
+void sroce_debugfs_qp_add(struct sroce_qp *qp);
+void sroce_debugfs_qp_del(struct sroce_qp *qp);
+
 /* sroce_post.c */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
@@ -266,8 +278,14 @@ static inline void sroce_sq_done(struct sroce_swqe *s, u8 status)
 	s->state = SROCE_SWQE_DONE;
 }
 
+/* Why the requester goes back (sroce_sq_rewind(), the trace). */
+#define SROCE_REXMIT_TIMEOUT	0	/* the local ACK timer expired */
+#define SROCE_REXMIT_NAK	1	/* a PSN sequence error NAK */
+#define SROCE_REXMIT_RNR	2	/* an RNR NAK's wait is over */
+#define SROCE_REXMIT_READ	3	/* read responses missing */
+
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp);
-int sroce_sq_rewind(struct sroce_qp *qp, u32 psn);
+int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason);
 u32 sroce_sq_retire_some(struct sroce_qp *qp, u32 max);
 void sroce_sq_retire(struct sroce_qp *qp);
 

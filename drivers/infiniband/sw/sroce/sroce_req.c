@@ -13,6 +13,7 @@
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_svc.h"
+#include "sroce_trace.h"
 #include "proto/icrc.h"
 
 static int sroce_wc_opcode(u8 op)
@@ -126,6 +127,8 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	s->status = sroce_swqe_check(qp, s);
 	s->state = s->status == IB_WC_SUCCESS ? SROCE_SWQE_NEW :
 						SROCE_SWQE_DONE;
+	trace_sroce_post_send(qp->ibqp.qp_num, s->h.wr_id, s->h.opcode,
+			      s->length);
 	qp->req.fetched++;
 	return true;
 }
@@ -307,6 +310,16 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 	return div_u64(s->length + qp->mtu - 1, qp->mtu);
 }
 
+/* Would a packet at @psn leave the PSN window? Counted as a stall. */
+static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
+{
+	if (sroce_psn_diff(psn, qp->comp.psn) < SROCE_MAX_INFLIGHT)
+		return false;
+	qp->window_full++;
+	sroce_count(qp->sdev, SROCE_CNT_WINDOW_FULL, 1);
+	return true;
+}
+
 /* May @s start now? Fences, the read limit and the PSN window say. */
 static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 {
@@ -328,7 +341,7 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 		if (rd && n >= max_rd)
 			return false;
 	}
-	return sroce_psn_diff(qp->req.psn, qp->comp.psn) < SROCE_MAX_INFLIGHT;
+	return !sroce_req_window_full(qp, qp->req.psn);
 }
 
 void sroce_req_run(struct sroce_qp *qp, int *budget)
@@ -340,6 +353,10 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 
 	if (qp->req.idle)
 		sroce_req_set_idle(qp, false);
+	if (qp->comp.rnr_wait) {
+		qp->rnr_stalls++;
+		sroce_count(qp->sdev, SROCE_CNT_RNR_STALLS, 1);
+	}
 	while (*budget > 0 && !qp->comp.rnr_wait &&
 	       sroce_qp_state(qp) == state) {
 		if (qp->req.cur == qp->req.fetched) {
@@ -379,8 +396,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		} else {
 			psn = sroce_psn_add(s->first_psn,
 					    div_u64(qp->req.off, qp->mtu));
-			if (sroce_psn_diff(psn, qp->comp.psn) >=
-			    SROCE_MAX_INFLIGHT)
+			if (sroce_req_window_full(qp, psn))
 				break;
 		}
 		ret = sroce_req_packet(qp, s);

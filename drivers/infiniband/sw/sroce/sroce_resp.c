@@ -11,6 +11,7 @@
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_svc.h"
+#include "sroce_trace.h"
 
 static void sroce_resp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 {
@@ -58,6 +59,8 @@ static bool sroce_resp_get_rwqe(struct sroce_qp *qp)
 	qp->resp.rwqe = *w;
 	n = min(qp->resp.rwqe.num_sge, qp->rq_max_sge);
 	memcpy(qp->resp.rsge, w + 1, n * sizeof(struct sroce_sge));
+	trace_sroce_post_recv(qp->ibqp.qp_num, qp->resp.rwqe.wr_id,
+			      qp->resp.rsge, n);
 	qp->resp.rq_cons++;
 	/* Release: the copy is done before the provider reuses the slot. */
 	smp_store_release(&qp->rq.ctrl->cons, qp->resp.rq_cons);

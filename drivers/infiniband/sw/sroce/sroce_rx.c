@@ -25,6 +25,7 @@
 #include "sroce_qp.h"
 #include "sroce_task.h"
 #include "sroce_rx.h"
+#include "sroce_trace.h"
 #include "proto/icrc.h"
 #include "proto/parse.h"
 
@@ -146,6 +147,8 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sk_buff_head *fifo = request ? &qp->req_fifo : &qp->resp_fifo;
 	enum ib_qp_state state = sroce_qp_state(qp);
+	unsigned long flags;
+	u32 len, *hwm;
 
 	/* Nothing of a connection that was, nor for one not yet made. */
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
@@ -159,12 +162,21 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	if (skb_queue_len(fifo) >= SROCE_RX_FIFO_LEN) {
+	spin_lock_irqsave(&fifo->lock, flags);
+	len = skb_queue_len(fifo);
+	if (len >= SROCE_RX_FIFO_LEN) {
+		spin_unlock_irqrestore(&fifo->lock, flags);
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_FIFO, 1);
 		kfree_skb(skb);
 		return;
 	}
-	skb_queue_tail(fifo, skb);
+	__skb_queue_tail(fifo, skb);
+	/* The marks are written only when they rise. */
+	hwm = request ? &qp->req_fifo_hwm : &qp->resp_fifo_hwm;
+	if (++len > *hwm)
+		WRITE_ONCE(*hwm, len);
+	spin_unlock_irqrestore(&fifo->lock, flags);
+	sroce_count_max(qp->sdev, SROCE_CNT_FIFO_HWM, len);
 	sroce_task_mark(&qp->task);
 }
 
@@ -236,6 +248,7 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
 		goto drop;
 	}
+	trace_sroce_recv(pkt->f.dqpn, pkt->f.psn, pkt->f.opcode, pkt->len);
 	skb_pull(skb, (const u8 *)pkt->bth - skb->data);
 	skb_trim(skb, pkt->len);
 	sroce_rx_admit(qp, skb, info->flags & SROCE_OPF_REQ);

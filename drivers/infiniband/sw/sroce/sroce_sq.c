@@ -10,6 +10,7 @@
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_svc.h"
+#include "sroce_trace.h"
 
 /* Reads and atomics sent and not yet answered. */
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp)
@@ -29,7 +30,7 @@ u32 sroce_sq_rd_inflight(struct sroce_qp *qp)
  * Go back to @psn, of a WQE sent and not yet completed: it and every WQE
  * after it are sent again from there (go-back-N).
  */
-int sroce_sq_rewind(struct sroce_qp *qp, u32 psn)
+int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason)
 {
 	struct sroce_swqe *s;
 	u32 i, found = 0;
@@ -53,6 +54,7 @@ int sroce_sq_rewind(struct sroce_qp *qp, u32 psn)
 	}
 	if (!hit)
 		return -ENOENT;
+	trace_sroce_retransmit(qp->ibqp.qp_num, psn, qp->req.psn, reason);
 	qp->req.cur = found;
 	sroce_count(qp->sdev, SROCE_CNT_RETRANSMIT, 1);
 	return 0;

@@ -9,6 +9,7 @@
 #include "sroce_cq.h"
 #include "sroce_qp.h"
 #include "sroce_svc.h"
+#include "sroce_trace.h"
 
 void sroce_svc_event(struct sroce_qp *qp, enum ib_event_type type)
 {
@@ -101,6 +102,8 @@ int sroce_svc_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 
 	cqe->qp_num = qp->ibqp.qp_num;
 	cqe->port_num = SROCE_PORT;
+	trace_sroce_complete(cqe->qp_num, recv, cqe->wr_id, cqe->status,
+			     cqe->opcode);
 	ret = sroce_cq_post(recv ? qp->rcq : qp->scq, cqe, &qp->ibqp,
 			    solicited);
 	if (ret)

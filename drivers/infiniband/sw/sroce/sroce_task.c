@@ -33,9 +33,16 @@
 DEFINE_PER_CPU(struct sroce_sched_cpu, sroce_sched);
 struct workqueue_struct *sroce_wq;
 
+static struct sroce_qp *sroce_task_qp(struct sroce_task *t)
+{
+	return container_of(t, struct sroce_qp, task);
+}
+
 /* The caller owns the task: the worker goes on with it, at the tail. */
 static void sroce_task_defer(struct sroce_task *t)
 {
+	t->stats.worker_handoffs++;
+	sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
 	/* Only an owner queues it, once per ownership. */
 	WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
 }
@@ -85,8 +92,10 @@ static void sroce_task_pass(struct sroce_qp *qp, int *budget)
  */
 static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 {
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, task);
+	struct sroce_qp *qp = sroce_task_qp(t);
+	struct sroce_dev *sdev = qp->sdev;
 	int budget = SROCE_BUDGET, passes = 0, left;
+	enum sroce_counter why;
 
 	for (;;) {
 		if (!sroce_state_pass(&t->state)) {
@@ -94,16 +103,33 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 			complete(READ_ONCE(t->handed));
 			return;
 		}
+		/* Counted as owner: once released, qp may be gone. */
+		if (!passes++) {
+			t->stats.dispatches++;
+			sroce_count(sdev, SROCE_CNT_DISPATCHES, 1);
+		}
+		t->stats.passes++;
+		sroce_count(sdev, SROCE_CNT_PASSES, 1);
 		left = budget;
 		sroce_task_pass(qp, &budget);
 		c->budget -= max(left - budget, 1);
-		if (budget <= 0)
+		if (budget <= 0) {
+			t->stats.budget_exhausted++;
+			why = SROCE_CNT_BUDGET_EXHAUSTED;
 			break;
+		}
 		if (sroce_state_release(&t->state))
 			return;		/* idle: qp may be gone from here on */
-		if (++passes >= SROCE_MAX_PASSES || c->budget <= 0)
+		if (passes >= SROCE_MAX_PASSES) {
+			why = SROCE_CNT_PASS_LIMIT;
 			break;
+		}
+		if (c->budget <= 0) {
+			why = SROCE_CNT_SECTION_BUDGET;
+			break;
+		}
 	}
+	sroce_count(sdev, why, 1);
 	sroce_task_defer(t);
 }
 
@@ -115,10 +141,13 @@ static void sroce_sched_drain(struct sroce_sched_cpu *c)
 	while ((t = list_first_entry_or_null(&c->runnable, struct sroce_task,
 					     node))) {
 		list_del_init(&t->node);
-		if (c->budget > 0)
+		if (c->budget > 0) {
 			sroce_task_dispatch(t, c);
-		else
+		} else {
+			sroce_count(sroce_task_qp(t)->sdev,
+				    SROCE_CNT_SECTION_BUDGET, 1);
 			sroce_task_defer(t);
+		}
 	}
 }
 
@@ -234,6 +263,7 @@ void sroce_task_stop(struct sroce_qp *qp)
 void sroce_task_init(struct sroce_qp *qp)
 {
 	atomic_set(&qp->task.state, 0);
+	qp->task.sdev = qp->sdev;
 	INIT_LIST_HEAD(&qp->task.node);
 	INIT_WORK(&qp->task.work, sroce_task_work);
 }

@@ -10,7 +10,19 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
+#include "sroce_counters.h"
 #include "task_state.h"
+
+/*
+ * What the scheduler did with one QP, for debugfs: written by the owner
+ * only (one at a time), read without a lock.
+ */
+struct sroce_task_stats {
+	u64 dispatches;		/* turns, from a run list or the worker */
+	u64 passes;
+	u64 budget_exhausted;	/* turns that used SROCE_BUDGET */
+	u64 worker_handoffs;	/* times its worker was queued */
+};
 
 /*
  * A QP's run state (task_state.h). The owner is the section that has the
@@ -22,6 +34,8 @@ struct sroce_task {
 	struct work_struct work;	/* the worker, queued by an owner only */
 	/* The pauser's, on its stack; set before it asks (SROCE_T_PAUSE). */
 	struct completion *handed;
+	struct sroce_dev *sdev;		/* whose counters it adds to */
+	struct sroce_task_stats stats;
 };
 
 /*
@@ -51,14 +65,18 @@ static inline bool sroce_sched_in_section(void)
 /*
  * The caller took an idle task: it goes on this CPU's run list if a
  * section is open here, else (no section; hardirq; IRQs off) to its worker.
+ * Inline, so that receive does not call into the scheduler's file.
  */
 static inline void sroce_task_place(struct sroce_task *t)
 {
 	if (irqs_disabled() || !sroce_sched_in_section()) {
+		t->stats.worker_handoffs++;
+		sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
 		/* Only an owner queues the worker, once per ownership. */
 		WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
 		return;
 	}
+	sroce_count(t->sdev, SROCE_CNT_RUNLIST_HANDOFFS, 1);
 	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
 }
 

@@ -29,6 +29,7 @@
 #include "sroce_rx.h"
 #include "sroce_sock.h"
 #include "sroce_qp.h"
+#include "sroce_trace.h"
 #include "proto/icrc.h"
 
 int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
@@ -272,6 +273,7 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	}
 	sroce_icrc_put(skb_put(skb, SROCE_ICRC_LEN), sroce_icrc_final(crc));
 	skb->ip_summed = CHECKSUM_NONE;
+	trace_sroce_xmit(qp->ibqp.qp_num, f->dqpn, f->psn, f->opcode, paylen);
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS, 1);
 	sroce_count(sdev, SROCE_CNT_TX_BYTES, len - l3len - sizeof(*udph));
 
@@ -304,5 +306,7 @@ int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 	f.aeth.syndrome = syndrome;
 	f.aeth.msn = msn & SROCE_PSN_MASK;
 	f.atmack_orig = orig;
+	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+		trace_sroce_nak(qp->ibqp.qp_num, psn, syndrome, true);
 	return sroce_tx(qp, &f, 0, NULL, NULL);
 }

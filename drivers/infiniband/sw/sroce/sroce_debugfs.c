@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: debugfs. /sys/kernel/debug/sroce/<device>/qp<qpn> shows, read
+ * only, what the NIC model does with one QP (Documentation/sroce-observe.rst).
+ * Errors from debugfs are ignored, as debugfs asks: without it (not
+ * mounted, CONFIG_DEBUG_FS=n) the driver works the same, with no files.
+ *
+ * A QP's file goes before the QP is freed: debugfs_remove() waits for a
+ * read in progress, and reads after it fail (debugfs puts its proxy file
+ * operations in front of ours and brackets each call with
+ * debugfs_file_get/put()), so show() never meets a destroyed QP, even for
+ * a reader that keeps the file open.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "sroce.h"
+#include "sroce_qp.h"
+
+static struct dentry *sroce_debugfs_root;
+
+static const char *const sroce_qp_state_name[] = {
+	[IB_QPS_RESET] = "RESET",
+	[IB_QPS_INIT] = "INIT",
+	[IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS",
+	[IB_QPS_SQD] = "SQD",
+	[IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+/*
+ * The engines' fields are read without their owner's consent: each value
+ * is one the QP had, not all from the same instant.
+ */
+static int sroce_qp_show(struct seq_file *m, void *v)
+{
+	struct sroce_qp *qp = m->private;
+	const struct sroce_task_stats *ts = &qp->task.stats;
+	enum ib_qp_state state = sroce_qp_state(qp);
+	u32 head = READ_ONCE(qp->comp.head);
+
+	seq_printf(m, "state\t%s\n", state < ARRAY_SIZE(sroce_qp_state_name) ?
+		   sroce_qp_state_name[state] : "?");
+	seq_printf(m, "req_fifo\t%u\n", skb_queue_len_lockless(&qp->req_fifo));
+	seq_printf(m, "req_fifo_hwm\t%u\n", READ_ONCE(qp->req_fifo_hwm));
+	seq_printf(m, "resp_fifo\t%u\n", skb_queue_len_lockless(&qp->resp_fifo));
+	seq_printf(m, "resp_fifo_hwm\t%u\n", READ_ONCE(qp->resp_fifo_hwm));
+	seq_printf(m, "dispatches\t%llu\n", READ_ONCE(ts->dispatches));
+	seq_printf(m, "passes\t%llu\n", READ_ONCE(ts->passes));
+	seq_printf(m, "budget_exhausted\t%llu\n",
+		   READ_ONCE(ts->budget_exhausted));
+	seq_printf(m, "worker_handoffs\t%llu\n",
+		   READ_ONCE(ts->worker_handoffs));
+	seq_printf(m, "window_full\t%llu\n", READ_ONCE(qp->window_full));
+	seq_printf(m, "rnr_stalls\t%llu\n", READ_ONCE(qp->rnr_stalls));
+	seq_printf(m, "rnr_wait\t%u\n", READ_ONCE(qp->comp.rnr_wait));
+	seq_printf(m, "sq_psn\t%u\n", READ_ONCE(qp->req.psn));
+	seq_printf(m, "unacked_psn\t%u\n", READ_ONCE(qp->comp.psn));
+	seq_printf(m, "expected_psn\t%u\n", READ_ONCE(qp->resp.psn));
+	seq_printf(m, "sq_outstanding\t%u\n", READ_ONCE(qp->req.fetched) - head);
+	seq_printf(m, "sq_unsent\t%u\n", READ_ONCE(qp->req.fetched) -
+		   READ_ONCE(qp->req.cur));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_qp);
+
+void sroce_debugfs_qp_add(struct sroce_qp *qp)
+{
+	struct dentry *dir = READ_ONCE(qp->sdev->debugfs);
+	char name[16];
+
+	/* A QP made while its device registers has no file. */
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	snprintf(name, sizeof(name), "qp%u", qp->ibqp.qp_num);
+	qp->debugfs = debugfs_create_file(name, 0400, dir, qp, &sroce_qp_fops);
+}
+
+void sroce_debugfs_qp_del(struct sroce_qp *qp)
+{
+	debugfs_remove(qp->debugfs);
+	qp->debugfs = NULL;
+}
+
+/* Named as the device was when it registered; a rename keeps the name. */
+void sroce_debugfs_dev_add(struct sroce_dev *sdev)
+{
+	WRITE_ONCE(sdev->debugfs, debugfs_create_dir(dev_name(&sdev->ibdev.dev),
+						     sroce_debugfs_root));
+}
+
+/* Every QP of the device is gone. */
+void sroce_debugfs_dev_del(struct sroce_dev *sdev)
+{
+	debugfs_remove(sdev->debugfs);
+	sdev->debugfs = NULL;
+}
+
+void sroce_debugfs_init(void)
+{
+	sroce_debugfs_root = debugfs_create_dir(SROCE_DRV_NAME, NULL);
+}
+
+void sroce_debugfs_exit(void)
+{
+	debugfs_remove(sroce_debugfs_root);
+}
