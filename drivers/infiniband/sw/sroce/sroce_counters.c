@@ -31,6 +31,7 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_ACK_TIMEOUT] = { .name = "ack_timeout" },
 	[SROCE_CNT_RETRANSMIT] = { .name = "retransmit" },
 	[SROCE_CNT_ERR_NAK_SENT] = { .name = "err_nak_sent" },
+	[SROCE_CNT_INV_DEFERRED] = { .name = "inv_deferred" },
 };
 
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c, u64 n)

@@ -36,6 +36,7 @@ enum sroce_counter {
 	SROCE_CNT_ACK_TIMEOUT,		/* local ACK timeouts */
 	SROCE_CNT_RETRANSMIT,		/* go-back-N restarts */
 	SROCE_CNT_ERR_NAK_SENT,		/* access/invalid request/op NAKs */
+	SROCE_CNT_INV_DEFERRED,		/* invalidations that waited for copies */
 	SROCE_CNT_NUM
 };
 

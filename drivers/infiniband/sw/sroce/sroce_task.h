@@ -22,6 +22,12 @@ struct sroce_task {
 	struct work_struct work;	/* the worker, queued by an owner only */
 	/* The pauser's, on its stack; set before it asks (SROCE_T_PAUSE). */
 	struct completion *handed;
+	/*
+	 * Set by a pass, owner only: run no more passes until this count is
+	 * zero (copies under a key being invalidated). The worker sleeps on
+	 * it (wait_var_event()), clears it, then runs the task.
+	 */
+	atomic_t *wait_zero;
 };
 
 /*
