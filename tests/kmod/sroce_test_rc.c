@@ -823,9 +823,9 @@ static void rc_unmap_buf(struct rc_ctx *c, struct rc_buf *b)
 
 /* The FRMR's bytes before an invalidation under a READ stream. */
 #define RC_OLD		0x11
-/* Accesses a stream makes before the invalidation, and at most. */
-#define RC_STREAM_WARM	3
+/* Accesses a stream makes at most; invalidations under streams. */
 #define RC_STREAM_MAX	100000
+#define RC_INV_ROUNDS	16
 
 /*
  * Another pair on the same PD, qp[0] -> qp[1], that a thread of its own
@@ -996,7 +996,8 @@ err:
  * after it, and every READ that succeeds returned bytes from before it.
  * The stream's next access fails with REM_ACCESS_ERR.
  */
-static void rc_check_inv_stream(struct rc_ctx *c, bool send_inv)
+static bool rc_inv_stream_round(struct rc_ctx *c, bool send_inv, int warm,
+				bool *clean, int *n)
 {
 	const char *inv = send_inv ? "SEND_WITH_INV" : "LOCAL_INV";
 	struct ib_send_wr wr = {
@@ -1006,18 +1007,20 @@ static void rc_check_inv_stream(struct rc_ctx *c, bool send_inv)
 	struct ib_wc *wc = &c->rop[1].wc;
 	unsigned long end;
 	struct rc_stream *st;
-	bool pass = false, clean = false;
-	int n = 0;
+	bool pass = false;
+
+	*clean = false;
+	*n = 0;
 
 	memset(c->page[0], send_inv ? RC_OLD : RC_FILL, PAGE_SIZE);
 	memset(c->page[1], send_inv ? RC_OLD : RC_FILL, PAGE_SIZE);
 	rc_pages_for_device(c);
 	st = rc_stream_up(c, send_inv ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE);
 	if (!st)
-		goto report;
+		return false;
 
 	end = jiffies + msecs_to_jiffies(wait_ms);
-	while (atomic_read(&st->ok) < RC_STREAM_WARM &&
+	while (atomic_read(&st->ok) < warm &&
 	       !completion_done(&st->done) && time_before(jiffies, end))
 		usleep_range(100, 200);
 
@@ -1050,22 +1053,59 @@ stop:
 		wait_for_completion(&st->done);
 		pass = false;
 	}
-	n = atomic_read(&st->ok);
-	if (st->err || n < RC_STREAM_WARM ||
-	    st->status != IB_WC_REM_ACCESS_ERR) {
+	*n = atomic_read(&st->ok);
+	if (st->err || *n < warm || st->status != IB_WC_REM_ACCESS_ERR) {
 		pr_info("# stream: %d accesses, error %d, last status %s\n",
-			n, st->err, ib_wc_status_msg(st->status));
+			*n, st->err, ib_wc_status_msg(st->status));
 		pass = false;
 	}
 	rc_pages_for_cpu(c);
-	clean = !st->torn && !st->err &&
+	*clean = !st->torn && !st->err &&
 		rc_all(c->page[0], PAGE_SIZE, RC_FILL, "first page") &&
 		rc_all(c->page[1], PAGE_SIZE, RC_FILL, "second page");
 	rc_stream_down(c, st);
-report:
+	return pass;
+}
+
+/* REG_MR the FRMR again under the next key, without a TAP line. */
+static bool rc_reg_again(struct rc_ctx *c)
+{
+	struct ib_reg_wr reg = {
+		.wr.opcode = IB_WR_REG_MR,
+		.access = RC_MR_ACCESS,
+	};
+
+	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
+	reg.mr = c->mr;
+	reg.key = c->mr->rkey;
+	return !rc_exec(c, 1, &c->lop, &reg.wr, NULL, 0, 0) &&
+	       rc_op_is(&c->lop, "REG_MR", IB_WC_SUCCESS, IB_WC_REG_MR);
+}
+
+/*
+ * Rounds of the above, each on a fresh stream and, after the first, under
+ * a new key, the invalidation coming after 1 to 4 accesses of the stream:
+ * a copy under the key is in flight at the moment of the invalidation in
+ * some of them (inv_deferred counts those), never in all.
+ */
+static void rc_check_inv_stream(struct rc_ctx *c, bool send_inv)
+{
+	const char *inv = send_inv ? "SEND_WITH_INV" : "LOCAL_INV";
+	bool pass = true, clean = true, cl;
+	int r, n, total = 0;
+
+	for (r = 0; r < RC_INV_ROUNDS && pass && clean && rc_up(c); r++) {
+		if (r && !rc_reg_again(c)) {
+			pass = false;
+			break;
+		}
+		pass = rc_inv_stream_round(c, send_inv, 1 + r % 4, &cl, &n);
+		clean = cl;
+		total += n;
+	}
 	rc_report(c, pass,
-		  "%s of rkey %#x while another QP streams RDMA %ss through it (%d before): completes, the stream's next access fails with IB_WC_REM_ACCESS_ERR",
-		  inv, c->mr->rkey, send_inv ? "READ" : "WRITE", n);
+		  "%s of the FRMR while another QP streams RDMA %ss through it, %d rounds (%d accesses before): completes, the stream's next access fails with IB_WC_REM_ACCESS_ERR",
+		  inv, send_inv ? "READ" : "WRITE", r, total);
 	rc_report(c, clean && pass,
 		  "%s under a stream: %s",
 		  inv, send_inv ?
