@@ -3,7 +3,8 @@
  * The RC data path as a kernel ULP (NVMe-oF, RDS) drives it: two RC QPs on
  * one device, connected to each other over one of its RoCE v2 GIDs, move
  * data between kernel buffers through the PD's local DMA lkey, a fast-reg
- * MR and the unsafe global rkey.
+ * MR and the unsafe global rkey, and invalidate the MR while another pair
+ * streams through it from another CPU.
  *
  * Loading the module runs every check in module init and prints one TAP
  * line per check ("sroce_test_rc: ok N - ..."); the load fails if a check
@@ -13,8 +14,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -818,6 +821,302 @@ static void rc_unmap_buf(struct rc_ctx *c, struct rc_buf *b)
 	kfree(b->va);
 }
 
+/* The FRMR's bytes before an invalidation under a READ stream. */
+#define RC_OLD		0x11
+/* Accesses a stream makes at most; invalidations under streams. */
+#define RC_STREAM_MAX	100000
+#define RC_INV_ROUNDS	16
+
+/*
+ * Another pair on the same PD, qp[0] -> qp[1], that a thread of its own
+ * (on another CPU where there is one) drives: RDMA WRITEs or READs of
+ * the whole FRMR, one at a time, until one fails. Its CQ is the thread's
+ * alone.
+ */
+struct rc_stream {
+	struct rc_ctx *c;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	struct rc_op op;
+	struct rc_buf buf;
+	enum ib_wr_opcode opcode;
+	u64 iova;
+	u32 rkey;
+	bool stop;
+	atomic_t ok;		/* accesses that succeeded */
+	int err;		/* the thread's own trouble: post, deadline */
+	enum ib_wc_status status;	/* of the access that failed */
+	int torn;		/* READs that returned bytes not RC_OLD */
+	struct completion done;
+};
+
+/* One access; 0 if it succeeded, 1 if it failed, < 0 on trouble. */
+static int rc_stream_one(struct rc_stream *st)
+{
+	struct ib_sge sge = {
+		.addr = st->buf.dma,
+		.length = RC_MR_LEN,
+		.lkey = st->c->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr.opcode = st->opcode,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.remote_addr = st->iova,
+		.rkey = st->rkey,
+	};
+	unsigned long end;
+	int ret;
+
+	rc_op_init(&st->op);
+	wr.wr.wr_cqe = &st->op.cqe;
+	ret = ib_post_send(st->qp[0], &wr.wr, NULL);
+	if (ret)
+		return ret;
+	end = jiffies + msecs_to_jiffies(wait_ms);
+	while (!st->op.done) {
+		if (!ib_process_cq_direct(st->cq, RC_CQE)) {
+			if (time_after(jiffies, end))
+				return -ETIMEDOUT;
+			cond_resched();
+		}
+	}
+	if (st->op.wc.status != IB_WC_SUCCESS) {
+		st->status = st->op.wc.status;
+		return 1;
+	}
+	return 0;
+}
+
+static int rc_stream_fn(void *arg)
+{
+	struct rc_stream *st = arg;
+	int i, ret = 0;
+
+	for (i = 0; i < RC_STREAM_MAX && !READ_ONCE(st->stop) && !ret; i++) {
+		if (st->opcode == IB_WR_RDMA_READ)
+			memset(st->buf.va, 0, RC_MR_LEN);
+		ret = rc_stream_one(st);
+		if (ret)
+			break;
+		if (st->opcode == IB_WR_RDMA_READ &&
+		    !rc_all(st->buf.va, RC_MR_LEN, RC_OLD, "streamed READ")) {
+			st->torn++;
+			break;
+		}
+		atomic_inc(&st->ok);
+	}
+	if (ret < 0)
+		st->err = ret;
+	kthread_complete_and_exit(&st->done, 0);
+}
+
+static void rc_stream_down(struct rc_ctx *c, struct rc_stream *st)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(st->qp[i]))
+			ib_destroy_qp(st->qp[i]);
+	if (!IS_ERR_OR_NULL(st->cq))
+		ib_free_cq(st->cq);
+	rc_unmap_buf(c, &st->buf);
+	kfree(st);
+}
+
+/* The stream's pair, connected; its thread started. NULL on failure. */
+static struct rc_stream *rc_stream_up(struct rc_ctx *c,
+				      enum ib_wr_opcode opcode)
+{
+	struct ib_qp_init_attr init = {};
+	struct task_struct *t;
+	struct rc_stream *st;
+	unsigned int cpu;
+	int i;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	st->c = c;
+	st->opcode = opcode;
+	st->iova = c->mr->iova;
+	st->rkey = c->mr->rkey;
+	atomic_set(&st->ok, 0);
+	init_completion(&st->done);
+	if (rc_map_buf(c, &st->buf))
+		goto err;
+	memset(st->buf.va, 0x3c, RC_BUF);
+	st->cq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, IB_POLL_DIRECT);
+	if (IS_ERR(st->cq)) {
+		pr_info("# stream ib_alloc_cq: %ld\n", PTR_ERR(st->cq));
+		goto err;
+	}
+	init.send_cq = st->cq;
+	init.recv_cq = st->cq;
+	init.cap.max_send_wr = RC_DEPTH;
+	init.cap.max_recv_wr = RC_DEPTH;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.qp_type = IB_QPT_RC;
+	for (i = 0; i < 2; i++) {
+		st->qp[i] = ib_create_qp(c->pd, &init);
+		if (IS_ERR(st->qp[i])) {
+			pr_info("# stream ib_create_qp: %ld\n",
+				PTR_ERR(st->qp[i]));
+			goto err;
+		}
+	}
+	if (rc_connect(c, st->qp[0], st->qp[1]) ||
+	    rc_connect(c, st->qp[1], st->qp[0]))
+		goto err;
+	t = kthread_create(rc_stream_fn, st, "rc_stream");
+	if (IS_ERR(t)) {
+		pr_info("# kthread_create: %ld\n", PTR_ERR(t));
+		goto err;
+	}
+	/* Another CPU, so that its copies run while the invalidation does. */
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu < nr_cpu_ids)
+		kthread_bind(t, cpu);
+	wake_up_process(t);
+	return st;
+err:
+	rc_stream_down(c, st);
+	return NULL;
+}
+
+/*
+ * Invalidate the FRMR (LOCAL_INV on qp[1], or SEND_WITH_INV from qp[0])
+ * while a stream on another pair WRITEs into it (LOCAL_INV) or READs it
+ * (SEND_WITH_INV), then reuse its pages at once, as a consumer may when it
+ * sees the completion. Copies that passed the MR check before the
+ * invalidation must be over by then: nothing the stream WRITEs lands
+ * after it, and every READ that succeeds returned bytes from before it.
+ * The stream's next access fails with REM_ACCESS_ERR.
+ */
+static bool rc_inv_stream_round(struct rc_ctx *c, bool send_inv, int warm,
+				bool *clean, int *n)
+{
+	const char *inv = send_inv ? "SEND_WITH_INV" : "LOCAL_INV";
+	struct ib_send_wr wr = {
+		.opcode = send_inv ? IB_WR_SEND_WITH_INV : IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = c->mr->rkey,
+	};
+	struct ib_wc *wc = &c->rop[1].wc;
+	unsigned long end;
+	struct rc_stream *st;
+	bool pass = false;
+
+	*clean = false;
+	*n = 0;
+
+	memset(c->page[0], send_inv ? RC_OLD : RC_FILL, PAGE_SIZE);
+	memset(c->page[1], send_inv ? RC_OLD : RC_FILL, PAGE_SIZE);
+	rc_pages_for_device(c);
+	st = rc_stream_up(c, send_inv ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE);
+	if (!st)
+		return false;
+
+	end = jiffies + msecs_to_jiffies(wait_ms);
+	while (atomic_read(&st->ok) < warm &&
+	       !completion_done(&st->done) && time_before(jiffies, end))
+		usleep_range(100, 200);
+
+	if (!send_inv) {
+		if (rc_exec(c, 1, &c->lop, &wr, NULL, 0, 0))
+			goto stop;
+		pass = rc_op_is(&c->lop, inv, IB_WC_SUCCESS, IB_WC_LOCAL_INV);
+	} else {
+		if (rc_post_recv(c, 1, RC_BUF) ||
+		    rc_exec(c, 0, &c->sop, &wr, &c->tx, 0, 64) ||
+		    rc_wait(c, &c->rop[1]))
+			goto stop;
+		pass = rc_op_is(&c->sop, inv, IB_WC_SUCCESS, IB_WC_SEND) &&
+		       rc_op_is(&c->rop[1], "RECV", IB_WC_SUCCESS, IB_WC_RECV);
+		if (pass && (!(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
+			     wc->ex.invalidate_rkey != st->rkey)) {
+			pr_info("# RECV: wc_flags %#x, invalidate_rkey %#x\n",
+				wc->wc_flags, wc->ex.invalidate_rkey);
+			pass = false;
+		}
+	}
+	/* The completion is seen: the pages are the consumer's again. */
+	memset(c->page[0], RC_FILL, PAGE_SIZE);
+	memset(c->page[1], RC_FILL, PAGE_SIZE);
+stop:
+	if (!wait_for_completion_timeout(&st->done,
+					 msecs_to_jiffies(2 * wait_ms))) {
+		pr_info("# the stream went on after the invalidation\n");
+		WRITE_ONCE(st->stop, true);
+		wait_for_completion(&st->done);
+		pass = false;
+	}
+	*n = atomic_read(&st->ok);
+	if (st->err || *n < warm || st->status != IB_WC_REM_ACCESS_ERR) {
+		pr_info("# stream: %d accesses, error %d, last status %s\n",
+			*n, st->err, ib_wc_status_msg(st->status));
+		pass = false;
+	}
+	rc_pages_for_cpu(c);
+	*clean = !st->torn && !st->err &&
+		rc_all(c->page[0], PAGE_SIZE, RC_FILL, "first page") &&
+		rc_all(c->page[1], PAGE_SIZE, RC_FILL, "second page");
+	rc_stream_down(c, st);
+	return pass;
+}
+
+/* REG_MR the FRMR again under the next key, without a TAP line. */
+static bool rc_reg_again(struct rc_ctx *c)
+{
+	struct ib_reg_wr reg = {
+		.wr.opcode = IB_WR_REG_MR,
+		.access = RC_MR_ACCESS,
+	};
+
+	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
+	reg.mr = c->mr;
+	reg.key = c->mr->rkey;
+	return !rc_exec(c, 1, &c->lop, &reg.wr, NULL, 0, 0) &&
+	       rc_op_is(&c->lop, "REG_MR", IB_WC_SUCCESS, IB_WC_REG_MR);
+}
+
+/*
+ * Rounds of the above, each on a fresh stream and, after the first, under
+ * a new key, the invalidation coming after 1 to 4 accesses of the stream:
+ * a copy under the key is in flight at the moment of the invalidation in
+ * some of them (inv_deferred counts those), never in all.
+ */
+static void rc_check_inv_stream(struct rc_ctx *c, bool send_inv)
+{
+	const char *inv = send_inv ? "SEND_WITH_INV" : "LOCAL_INV";
+	/* Seen once (6.1): the stream's READ then never completed. */
+	const char *dev = send_inv ?
+		"a READ racing a SEND_WITH_INV of its rkey may not complete" :
+		NULL;
+	bool pass = true, clean = true, cl;
+	int r, n, total = 0;
+
+	for (r = 0; r < RC_INV_ROUNDS && pass && clean && rc_up(c); r++) {
+		if (r && !rc_reg_again(c)) {
+			pass = false;
+			break;
+		}
+		pass = rc_inv_stream_round(c, send_inv, 1 + r % 4, &cl, &n);
+		clean = cl;
+		total += n;
+	}
+	rc_result(c, pass, dev,
+		  "%s of the FRMR while another QP streams RDMA %ss through it, %d rounds (%d accesses before): completes, the stream's next access fails with IB_WC_REM_ACCESS_ERR",
+		  inv, send_inv ? "READ" : "WRITE", r, total);
+	rc_result(c, clean && pass, dev,
+		  "%s under a stream: %s",
+		  inv, send_inv ?
+		  "every READ that succeeded returned only bytes from before the completion" :
+		  "no byte lands in the FRMR after the completion");
+}
+
 static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 {
 	struct ib_pd *gpd;
@@ -856,6 +1155,27 @@ static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 			rc_check_write_refused(c, "SEND_WITH_INV");
 	}
 	rc_pair_down(c, "pair 2");
+	if (c->dead)
+		return;
+
+	/*
+	 * Pair 4: invalidations while another pair streams through the
+	 * FRMR, and REG_MR again once each completed.
+	 */
+	rc_pair_up(c, pd, "pair 4");
+	if (rc_up(c) && c->mr && rc_check_reg(c, "pair 4")) {
+		if (rc_up(c))
+			rc_check_inv_stream(c, false);
+		if (rc_up(c) &&
+		    rc_check_reg(c, "pair 4, after LOCAL_INV under a stream")) {
+			if (rc_up(c))
+				rc_check_inv_stream(c, true);
+			if (rc_up(c))
+				rc_check_write_refused(c,
+						       "SEND_WITH_INV under a stream");
+		}
+	}
+	rc_pair_down(c, "pair 4");
 	if (c->dead)
 		return;
 

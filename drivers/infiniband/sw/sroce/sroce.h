@@ -133,7 +133,12 @@ struct sroce_mr {
 	u32 index;
 	/* Fast-reg MRs: REG_MR and invalidation change attr under it. */
 	spinlock_t lock;
+	/* Lifetime: the key table's and every lookup's; dereg waits. */
 	refcount_t ref;
+	/* Fast-reg: accesses past the gate (copies) not yet ended. */
+	atomic_t copies;
+	/* Under lock: invalidated, with copies under the old key running. */
+	bool inv_pending;
 	struct completion done;
 	struct rcu_head rcu;
 	union {
@@ -195,10 +200,14 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 		   struct sroce_pd *pd, u64 addr, u64 len, int access_needed,
 		   struct sroce_mr **out);
 void sroce_mr_put(struct sroce_mr *mr);
+void sroce_mr_access_end(struct sroce_mr *mr);
 const char *sroce_mr_fault_name(int reason);
 int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 		      int access);
-int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key);
+int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
+		       struct sroce_mr **mrp);
+bool sroce_mr_inv_finish(struct sroce_mr *mr);
+void sroce_mr_inv_wait(struct sroce_mr *mr);
 
 /* sroce_dma.c: payload between MR memory and kernel buffers */
 enum sroce_dma_dir {

@@ -47,6 +47,7 @@ enum sroce_counter {
 	SROCE_CNT_WINDOW_FULL,		/* requester runs stopped at the window */
 	SROCE_CNT_RNR_STALLS,		/* requester runs held by an RNR wait */
 	SROCE_CNT_FIFO_HWM,		/* deepest receive FIFO: max over CPUs */
+	SROCE_CNT_INV_DEFERRED,		/* invalidations that waited for copies */
 	SROCE_CNT_NUM
 };
 

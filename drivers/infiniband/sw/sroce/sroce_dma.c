@@ -2,8 +2,8 @@
 /*
  * sroce: the dma engine's memory side, the only code that touches the
  * bytes of an MR. Every caller has passed sroce_mr_check() for the range
- * and holds the reference it returned, so the range is inside the MR and
- * its pages stay pinned while we work. A NULL MR is the local DMA lkey:
+ * and ends the access (sroce_mr_access_end()) only after us, so the range
+ * is inside the MR and its pages stay pinned while we work. A NULL MR is the local DMA lkey:
  * the address is kernel virtual, as every ib_dma_* address is under the
  * RDMA core's virt DMA; so are the DMA MR's and the fast-reg page lists'.
  *
@@ -181,7 +181,7 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 		else
 			ret = sroce_dma_copy(mr, addr, buf, n,
 					     SROCE_DMA_FROM_MR);
-		sroce_mr_put(mr);
+		sroce_mr_access_end(mr);
 		if (ret)
 			return -EACCES;
 		buf += n;

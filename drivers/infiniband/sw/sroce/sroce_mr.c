@@ -19,12 +19,21 @@
  * more); the RDMA core then deregisters the old MR, which leaves the slot
  * alone. Fast-reg MRs are the exception by nature: REG_MR and invalidation
  * (LOCAL_INV, SEND_WITH_INV) rewrite them whole under mr->lock, and the
- * check takes a consistent copy, and an invalidation waits for the copies
- * that passed the check before it.
+ * check runs under it too.
+ *
+ * Copies: for fast-reg MRs the gate also counts each access it lets
+ * through (mr->copies, apart from the lifetime reference) until the
+ * access ends (sroce_mr_access_end()). An invalidation finds the copies
+ * that passed the gate before it still running, or none; it does not wait
+ * for them itself: the engine that invalidates holds its completion back
+ * and lets the scheduler run it again once the count is zero (its worker
+ * sleeps on it). Until then (inv_pending) REG_MR refuses the MR: a copy
+ * may still walk the page list it would rewrite.
  */
 #include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <rdma/ib_umem.h>
 
 #include "sroce.h"
@@ -87,6 +96,7 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_pd *pd,
 	mr->type = type;
 	spin_lock_init(&mr->lock);
 	refcount_set(&mr->ref, 1);
+	atomic_set(&mr->copies, 0);
 	init_completion(&mr->done);
 	return mr;
 }
@@ -458,7 +468,8 @@ static const struct sroce_mr_attr sroce_local_dma_attr = {
  *
  * Returns 0, or the negated enum sroce_mr_fault saying which check failed.
  * On success the caller moves the bytes with sroce_dma_walk() or
- * sroce_dma_copy() and then calls sroce_mr_put(*out).
+ * sroce_dma_copy() and then calls sroce_mr_access_end(*out), at once: an
+ * access is one packet, with BH off, and never spans a delivery.
  */
 int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 		   struct sroce_pd *pd, u64 addr, u64 len, int access_needed,
@@ -484,22 +495,45 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 	if (!mr)
 		return -SROCE_MR_NO_KEY;
 	if (mr->type == SROCE_MR_FAST_REG) {
-		/* REG_MR and invalidation rewrite it as a whole. */
+		/*
+		 * REG_MR and invalidation rewrite it as a whole, under the
+		 * lock: an access is counted before an invalidation, or
+		 * refused after it.
+		 */
 		spin_lock_bh(&mr->lock);
-		attr = mr->attr;
+		ret = sroce_mr_attr_check(&mr->attr, key, mr->pd == pd, remote,
+					  addr, len, access_needed);
+		if (!ret)
+			atomic_inc(&mr->copies);
 		spin_unlock_bh(&mr->lock);
 	} else {
 		attr = mr->attr;
 		attr.state = READ_ONCE(mr->attr.state);
+		ret = sroce_mr_attr_check(&attr, key, mr->pd == pd, remote,
+					  addr, len, access_needed);
 	}
-	ret = sroce_mr_attr_check(&attr, key, mr->pd == pd, remote, addr, len,
-				  access_needed);
 	if (ret) {
 		sroce_mr_put(mr);
 		return -ret;
 	}
 	*out = mr;
 	return 0;
+}
+
+/*
+ * An access that passed sroce_mr_check() is done with the MR's memory. The
+ * last copy under an invalidated key wakes whoever waits for it
+ * (sroce_mr_inv_begin()).
+ */
+void sroce_mr_access_end(struct sroce_mr *mr)
+{
+	if (!mr)
+		return;
+	/* Fully ordered: our bytes are moved before the count drops. */
+	if (mr->type == SROCE_MR_FAST_REG &&
+	    atomic_dec_and_test(&mr->copies) && READ_ONCE(mr->inv_pending))
+		wake_up_var(&mr->copies);
+	sroce_mr_put(mr);
 }
 
 const char *sroce_mr_fault_name(int reason)
@@ -523,7 +557,10 @@ const char *sroce_mr_fault_name(int reason)
 /*
  * IB_WR_REG_MR: the page list map_mr_sg() staged becomes the MR's, with
  * the key's new variant byte and @access. Only a fast-reg MR of the QP's
- * PD that is not valid now can be registered (IBTA 10.6.3.3).
+ * PD that is not valid now can be registered (IBTA 10.6.3.3), and not
+ * while copies under its last key still run (-EBUSY): they walk the page
+ * list this rewrites. A consumer that waits for the invalidation's
+ * completion before it registers again never sees that.
  */
 int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 		      int access)
@@ -537,6 +574,10 @@ int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 	    !sroce_mr_access_consistent(access))
 		return -EINVAL;
 	spin_lock_bh(&mr->lock);
+	if (mr->inv_pending) {
+		ret = -EBUSY;
+		goto out;
+	}
 	if (mr->attr.state != SROCE_MR_INVALID) {
 		ret = -EINVAL;
 		goto out;
@@ -558,42 +599,82 @@ out:
 	return ret;
 }
 
-/*
- * Let copies that passed the check before an invalidation finish, as a NIC
- * completes one only after the DMA under the key is done: the consumer may
- * reuse the pages as soon as it sees the completion. Later checks fail, so
- * the wait is short: every reference besides the table's and @mr's own
- * belongs to a copy of at most one packet running with BHs off on another
- * CPU. None is held while a packet is delivered (which may run a local
- * QP's engines, and this, on the same CPU), so none can be under us.
+/**
+ * sroce_mr_inv_begin - invalidate a fast-reg key (LOCAL_INV, SEND_WITH_INV)
+ * @sdev: the device
+ * @pd: the PD of the invalidating QP
+ * @key: the key; only a valid fast-reg MR of @pd whose key is exactly this
+ *	 can be invalidated, user and DMA MRs cannot
+ * @mrp: with -EINPROGRESS, the MR, referenced, for sroce_mr_inv_finish()
+ *
+ * Every later check of @key fails. Returns 0 when no copy that passed the
+ * check before is still running (the common case); -EINPROGRESS when some
+ * are: they run on other CPUs, one packet each, and the caller must not
+ * complete the invalidation (the consumer would reuse the pages under
+ * them) before sroce_mr_inv_finish() is true; -EINVAL for a key that
+ * cannot be invalidated. Never waits.
  */
-static void sroce_mr_wait_copies(struct sroce_mr *mr)
-{
-	while (refcount_read(&mr->ref) > 2)
-		cpu_relax();
-}
-
-/*
- * LOCAL_INV and SEND_WITH_INV: only a valid fast-reg MR of @pd whose key
- * is exactly @key can be invalidated; user and DMA MRs cannot.
- */
-int sroce_mr_invalidate(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key)
+int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
+		       struct sroce_mr **mrp)
 {
 	struct sroce_mr *mr = sroce_mr_get(sdev, key);
 	int ret = -EINVAL;
 
+	*mrp = NULL;
 	if (!mr)
 		return -EINVAL;
 	if (mr->type == SROCE_MR_FAST_REG && mr->pd == pd) {
 		spin_lock_bh(&mr->lock);
 		if (mr->attr.key == key && mr->attr.state == SROCE_MR_VALID) {
 			mr->attr.state = SROCE_MR_INVALID;
+			WRITE_ONCE(mr->inv_pending, true);
+			/*
+			 * Pairs with sroce_mr_access_end(): we see the count
+			 * at zero, or its last decrement sees inv_pending.
+			 */
+			smp_mb();
 			ret = 0;
+			if (atomic_read(&mr->copies))
+				ret = -EINPROGRESS;
+			else
+				WRITE_ONCE(mr->inv_pending, false);
 		}
 		spin_unlock_bh(&mr->lock);
-		if (!ret)
-			sroce_mr_wait_copies(mr);
+	}
+	if (ret == -EINPROGRESS) {
+		sroce_count(sdev, SROCE_CNT_INV_DEFERRED, 1);
+		*mrp = mr;
+		return ret;
 	}
 	sroce_mr_put(mr);
 	return ret;
+}
+
+/*
+ * Have the copies under the key sroce_mr_inv_begin() invalidated ended?
+ * If so (true), the MR may be registered again, and @mr's reference is
+ * gone. Any context. No copy can start meanwhile: the key is invalid and
+ * REG_MR refuses the MR, so the count only falls.
+ */
+bool sroce_mr_inv_finish(struct sroce_mr *mr)
+{
+	/* Acquire: the copies' last bytes are moved before we complete. */
+	if (atomic_read_acquire(&mr->copies))
+		return false;
+	spin_lock_bh(&mr->lock);
+	WRITE_ONCE(mr->inv_pending, false);
+	spin_unlock_bh(&mr->lock);
+	sroce_mr_put(mr);
+	return true;
+}
+
+/*
+ * Reset and destroy of a QP whose engine holds an invalidation: wait for
+ * the copies (short: one packet each, on other CPUs), then finish.
+ * Process context.
+ */
+void sroce_mr_inv_wait(struct sroce_mr *mr)
+{
+	wait_var_event(&mr->copies, !atomic_read(&mr->copies));
+	WARN_ON_ONCE(!sroce_mr_inv_finish(mr));
 }

@@ -203,9 +203,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_rx_qpn_del(qp);
 	/* Nothing runs the engines from here on; nothing resumes them. */
 	sroce_task_stop(qp);
-	skb_queue_purge(&qp->req_fifo);
-	skb_queue_purge(&qp->resp_fifo);
-	sroce_resp_reset(qp);
+	/* Purge, and end an invalidation an engine still holds. */
+	sroce_task_reset(qp, 0);
 	kfree(qp->resp.res);
 	sroce_qp_free_rings(qp);
 	dst_cache_destroy(&qp->dst_cache);

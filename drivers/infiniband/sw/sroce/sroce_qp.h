@@ -175,6 +175,11 @@ struct sroce_qp {
 		bool idle;	/* SROCE_SQ_IDLE is set in the ring */
 		bool failed;	/* a WQE failed locally: send nothing more */
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
+		/*
+		 * The LOCAL_INV at cur (still SROCE_SWQE_NEW) invalidated
+		 * this MR, and waits for copies under the old key to end.
+		 */
+		struct sroce_mr *inv_mr;
 	} req;
 
 	struct {
@@ -212,6 +217,14 @@ struct sroce_qp {
 		u32 res_next;
 		struct sroce_rd_res *active;	/* read responses under way */
 		bool comm_est;
+		/*
+		 * A SEND_WITH_INV invalidated this MR and waits for copies
+		 * under the old key to end: its receive CQE is held here,
+		 * and no other request is taken meanwhile.
+		 */
+		struct sroce_mr *inv_mr;
+		struct sroce_cqe inv_cqe;
+		bool inv_se;
 	} resp;
 };
 

@@ -161,21 +161,48 @@ static bool sroce_req_go_idle(struct sroce_qp *qp)
 	return false;
 }
 
-/* REG_MR and LOCAL_INV: done here, in order with the rest of the SQ. */
+/*
+ * REG_MR and LOCAL_INV: done here, in order with the rest of the SQ. A
+ * LOCAL_INV that finds copies under the key still running stays at the
+ * head, not done, with req.inv_mr set: sroce_req_inv_end() completes it.
+ */
 static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *s)
 {
-	struct ib_mr *mr;
+	struct ib_mr *ibmr;
+	struct sroce_mr *mr;
 	int ret;
 
 	if (s->h.opcode == IB_WR_REG_MR) {
-		mr = (struct ib_mr *)(uintptr_t)s->h.rdma.remote_addr;
-		ret = sroce_mr_fast_reg(qp->pd, mr, s->h.ex.invalidate_rkey,
+		ibmr = (struct ib_mr *)(uintptr_t)s->h.rdma.remote_addr;
+		ret = sroce_mr_fast_reg(qp->pd, ibmr, s->h.ex.invalidate_rkey,
 					s->h.rdma.rkey);
 	} else {
-		ret = sroce_mr_invalidate(qp->sdev, qp->pd,
-					  s->h.ex.invalidate_rkey);
+		ret = sroce_mr_inv_begin(qp->sdev, qp->pd,
+					 s->h.ex.invalidate_rkey, &mr);
+		if (ret == -EINPROGRESS) {
+			qp->req.inv_mr = mr;
+			return;
+		}
 	}
 	sroce_sq_done(s, ret ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS);
+}
+
+/*
+ * The LOCAL_INV at req.cur waits for copies under the key it invalidated.
+ * True: they ended, it is done (successful, retired in order). False: the
+ * engines run again once they end; nothing behind it starts meanwhile.
+ */
+static bool sroce_req_inv_end(struct sroce_qp *qp)
+{
+	struct sroce_mr *mr = qp->req.inv_mr;
+
+	if (!sroce_mr_inv_finish(mr)) {
+		sroce_svc_wait_zero(qp, &mr->copies);
+		return false;
+	}
+	qp->req.inv_mr = NULL;
+	sroce_sq_done(sroce_swqe(qp, qp->req.cur), IB_WC_SUCCESS);
+	return true;
 }
 
 struct sroce_gather {
@@ -359,6 +386,12 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 	}
 	while (*budget > 0 && !qp->comp.rnr_wait &&
 	       sroce_qp_state(qp) == state) {
+		/* A LOCAL_INV in progress goes first, even in SQD. */
+		if (qp->req.inv_mr) {
+			if (!sroce_req_inv_end(qp))
+				break;
+			continue;
+		}
 		if (qp->req.cur == qp->req.fetched) {
 			/*
 			 * After a WQE failed, nothing new starts; what was
@@ -413,7 +446,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 	sroce_sq_retire(qp);
 
 	if (state == IB_QPS_SQD && !qp->req.drained_sent &&
-	    qp->comp.head == qp->req.cur) {
+	    qp->comp.head == qp->req.cur && !qp->req.inv_mr) {
 		WRITE_ONCE(qp->req.drained_sent, true);
 		if (qp->sqd_notify)
 			sroce_svc_event(qp, IB_EVENT_SQ_DRAINED);
@@ -431,6 +464,13 @@ bool sroce_req_flush(struct sroce_qp *qp, int *budget)
 	struct sroce_swqe *s;
 	u32 i, end;
 
+	/*
+	 * A LOCAL_INV in progress completes first, once its copies end:
+	 * the consumer may reuse the pages when it sees any completion
+	 * after it.
+	 */
+	if (qp->req.inv_mr && !sroce_req_inv_end(qp))
+		return true;
 	while (*budget > 0) {
 		/* Copy out no more than this run completes. */
 		while (qp->req.fetched - qp->comp.head < (u32)*budget &&
@@ -461,6 +501,9 @@ bool sroce_req_flush(struct sroce_qp *qp, int *budget)
 /* RESET: nothing fetched, nothing to send; the ring restarts at @prod. */
 void sroce_req_reset(struct sroce_qp *qp, u32 prod)
 {
+	/* The engines are stopped: wait here, in process context. */
+	if (qp->req.inv_mr)
+		sroce_mr_inv_wait(qp->req.inv_mr);
 	memset(&qp->req, 0, sizeof(qp->req));
 	qp->req.fetched = prod;
 	qp->req.cur = prod;

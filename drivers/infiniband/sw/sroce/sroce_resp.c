@@ -89,7 +89,31 @@ static void sroce_resp_recv_done(struct sroce_qp *qp,
 		cqe.invalidated_rkey = pkt->f.ieth_rkey;
 	}
 	qp->resp.have_rwqe = false;
+	if (qp->resp.inv_mr) {
+		/* Held: the consumer may reuse the pages when it sees it. */
+		qp->resp.inv_cqe = cqe;
+		qp->resp.inv_se = pkt->f.se;
+		return;
+	}
 	sroce_svc_complete(qp, true, &cqe, pkt->f.se);
+}
+
+/*
+ * A SEND_WITH_INV waits for copies under the key it invalidated. True:
+ * they ended and its receive completion is posted; false: the engines run
+ * again once they end, and no request is taken meanwhile.
+ */
+static bool sroce_resp_inv_end(struct sroce_qp *qp)
+{
+	struct sroce_mr *mr = qp->resp.inv_mr;
+
+	if (!sroce_mr_inv_finish(mr)) {
+		sroce_svc_wait_zero(qp, &mr->copies);
+		return false;
+	}
+	qp->resp.inv_mr = NULL;
+	sroce_svc_complete(qp, true, &qp->resp.inv_cqe, qp->resp.inv_se);
+	return true;
 }
 
 /* 0 to go on; otherwise the request was answered and ends here. */
@@ -115,6 +139,7 @@ static int sroce_resp_need_rwqe(struct sroce_qp *qp,
 static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	const struct sroce_opcode_info *info = pkt->info;
+	struct sroce_mr *mr;
 	int ret;
 
 	if (info->pos & SROCE_POS_FIRST) {
@@ -141,11 +166,17 @@ static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (!(info->pos & SROCE_POS_LAST))
 		return 0;
 
-	if ((info->exts & SROCE_HAS(IETH)) &&
-	    sroce_mr_invalidate(qp->sdev, qp->pd, pkt->f.ieth_rkey)) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
-				 IB_WC_REM_INV_REQ_ERR, IB_EVENT_QP_REQ_ERR);
-		return -EINVAL;
+	if (info->exts & SROCE_HAS(IETH)) {
+		ret = sroce_mr_inv_begin(qp->sdev, qp->pd, pkt->f.ieth_rkey,
+					 &mr);
+		if (ret == -EINVAL) {
+			sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
+					 IB_WC_REM_INV_REQ_ERR,
+					 IB_EVENT_QP_REQ_ERR);
+			return ret;
+		}
+		/* Copies still run: the message ends, its CQE waits. */
+		qp->resp.inv_mr = mr;
 	}
 	qp->resp.in_send = false;
 	sroce_resp_recv_done(qp, pkt, qp->resp.rcv_off, IB_WC_RECV,
@@ -174,7 +205,7 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				     IB_ACCESS_REMOTE_WRITE, &mr);
 		if (ret)
 			goto access;
-		sroce_mr_put(mr);
+		sroce_mr_access_end(mr);
 		qp->resp.wr_va = pkt->f.reth.va;
 		qp->resp.wr_rkey = pkt->f.reth.rkey;
 		qp->resp.wr_left = pkt->f.reth.len;
@@ -197,7 +228,7 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	ret = sroce_dma_copy(mr, qp->resp.wr_va,
 			     (void *)(pkt->bth + pkt->pay_off), pkt->pay_len,
 			     SROCE_DMA_TO_MR);
-	sroce_mr_put(mr);
+	sroce_mr_access_end(mr);
 	if (ret)
 		goto access;
 	qp->resp.wr_va += pkt->pay_len;
@@ -232,9 +263,9 @@ struct sroce_read_fill {
 };
 
 /*
- * The MR is checked, read and let go inside the fill: no MR reference is
- * held while the packet is delivered, which for a local QP runs its
- * engines on this CPU, and an invalidation there waits for references.
+ * The MR is checked, read and let go inside the fill: an access is one
+ * packet's copy, and ends before the packet is delivered, so an
+ * invalidation waits for copies that never wait for anything.
  */
 static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
 {
@@ -247,7 +278,7 @@ static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
 	if (ret)
 		return -EACCES;
 	ret = sroce_dma_gather_crc(mr, rf->va, dst, len, crc);
-	sroce_mr_put(mr);
+	sroce_mr_access_end(mr);
 	return ret;
 }
 
@@ -335,7 +366,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				 IB_EVENT_QP_ACCESS_ERR);
 		return ret;
 	}
-	sroce_mr_put(mr);
+	sroce_mr_access_end(mr);
 	npsn = max_t(u32, 1, DIV_ROUND_UP_ULL((u64)pkt->f.reth.len, qp->mtu));
 	res = sroce_resp_new_res(qp);
 	res->valid = true;
@@ -386,7 +417,7 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				     SROCE_DMA_TO_MR);
 	}
 	spin_unlock_bh(&qp->sdev->atomic_lock);
-	sroce_mr_put(mr);
+	sroce_mr_access_end(mr);
 	if (ret) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
 				 IB_EVENT_QP_ACCESS_ERR);
@@ -598,6 +629,8 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 	struct sk_buff *skb;
 
 	while (*budget > 0 && sroce_qp_state(qp) != IB_QPS_ERR) {
+		if (qp->resp.inv_mr && !sroce_resp_inv_end(qp))
+			break;
 		skb = sroce_resp_take(qp);
 		if (skb) {
 			sroce_resp_packet(qp, skb);
@@ -634,6 +667,9 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 		.opcode = IB_WC_RECV,
 	};
 
+	/* A receive held for an invalidation completes first, in order. */
+	if (qp->resp.inv_mr && !sroce_resp_inv_end(qp))
+		return true;
 	qp->resp.in_send = false;
 	qp->resp.in_write = false;
 	qp->resp.active = NULL;
@@ -652,9 +688,17 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 	return false;
 }
 
-/* Back to RESET: forget every message and every saved read or atomic. */
+/*
+ * Back to RESET: forget every message and every saved read or atomic. The
+ * engines are stopped; a held invalidation is waited for here, in process
+ * context, and its receive completion dropped with the rest.
+ */
 void sroce_resp_reset(struct sroce_qp *qp)
 {
+	if (qp->resp.inv_mr) {
+		sroce_mr_inv_wait(qp->resp.inv_mr);
+		qp->resp.inv_mr = NULL;
+	}
 	qp->resp.msn = 0;
 	qp->resp.nak_sent = false;
 	qp->resp.ack_pending = false;

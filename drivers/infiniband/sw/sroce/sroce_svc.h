@@ -34,4 +34,14 @@ static inline void sroce_svc_kick(struct sroce_qp *qp)
 	sroce_task_mark(&qp->task);
 }
 
+/*
+ * Copies under a key this engine invalidated still run (@cnt, the MR's
+ * copies): this pass goes on, then no other runs before *@cnt is zero;
+ * the worker waits for it in process context, then passes again.
+ */
+static inline void sroce_svc_wait_zero(struct sroce_qp *qp, atomic_t *cnt)
+{
+	WRITE_ONCE(qp->task.wait_zero, cnt);
+}
+
 #endif /* SROCE_SVC_H */

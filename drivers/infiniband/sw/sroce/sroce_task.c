@@ -20,6 +20,8 @@
  * ping-pong never waits for it, nor does a timeout: the completer's
  * timers (struct sroce_wake_timer) run the QP in their softirq.
  */
+#include <linux/wait_bit.h>
+
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_task.h"
@@ -118,6 +120,11 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 			why = SROCE_CNT_BUDGET_EXHAUSTED;
 			break;
 		}
+		/* A count to wait for: the worker waits (counted as inv_deferred). */
+		if (READ_ONCE(t->wait_zero)) {
+			why = SROCE_CNT_NUM;
+			break;
+		}
 		if (sroce_state_release(&t->state))
 			return;		/* idle: qp may be gone from here on */
 		if (passes >= SROCE_MAX_PASSES) {
@@ -129,7 +136,8 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 			break;
 		}
 	}
-	sroce_count(sdev, why, 1);
+	if (why != SROCE_CNT_NUM)
+		sroce_count(sdev, why, 1);
 	sroce_task_defer(t);
 }
 
@@ -176,10 +184,23 @@ void sroce_sched_leave(void)
 	local_bh_enable();
 }
 
-/* The worker owns the task whenever it runs: first on its section's list. */
+/*
+ * The worker owns the task whenever it runs: first on its section's list.
+ * A pass that asked to wait for a count (sroce_svc_wait_zero()) is
+ * followed by the worker only, which sleeps here, in process context,
+ * until the count is zero; the count is of copies, each one packet on
+ * another CPU with BH off, so the wait is short, and a pauser that waits
+ * for the hand-over waits for it too.
+ */
 static void sroce_task_work(struct work_struct *work)
 {
 	struct sroce_task *t = container_of(work, struct sroce_task, work);
+	atomic_t *cnt = READ_ONCE(t->wait_zero);
+
+	if (cnt) {
+		wait_var_event(cnt, !atomic_read(cnt));
+		WRITE_ONCE(t->wait_zero, NULL);
+	}
 
 	sroce_sched_enter();
 	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
@@ -266,6 +287,7 @@ void sroce_task_init(struct sroce_qp *qp)
 	qp->task.sdev = qp->sdev;
 	INIT_LIST_HEAD(&qp->task.node);
 	INIT_WORK(&qp->task.work, sroce_task_work);
+	qp->task.wait_zero = NULL;
 }
 
 int sroce_sched_init(void)
@@ -290,6 +312,7 @@ void sroce_sched_exit(void)
  */
 void sroce_task_reset(struct sroce_qp *qp, u32 sq_prod)
 {
+	WRITE_ONCE(qp->task.wait_zero, NULL);
 	skb_queue_purge(&qp->req_fifo);
 	skb_queue_purge(&qp->resp_fifo);
 	sroce_resp_reset(qp);

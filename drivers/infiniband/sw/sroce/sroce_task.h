@@ -36,6 +36,12 @@ struct sroce_task {
 	struct completion *handed;
 	struct sroce_dev *sdev;		/* whose counters it adds to */
 	struct sroce_task_stats stats;
+	/*
+	 * Set by a pass, owner only: run no more passes until this count is
+	 * zero (copies under a key being invalidated). The worker sleeps on
+	 * it (wait_var_event()), clears it, then runs the task.
+	 */
+	atomic_t *wait_zero;
 };
 
 /*
