@@ -120,7 +120,7 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 			why = SROCE_CNT_BUDGET_EXHAUSTED;
 			break;
 		}
-		/* A count to wait for: the worker waits (counted as inv_deferred). */
+		/* A count to wait for: the worker waits (inv_deferred). */
 		if (READ_ONCE(t->wait_zero)) {
 			why = SROCE_CNT_NUM;
 			break;
