@@ -78,26 +78,30 @@ rdma statistic show link sroce0/1 | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 rtx=$(port_stat sroce0 retransmit)
 ok "$([ "${rtx:-0}" -gt 0 ] && echo 1 || echo 0)" "the lossy link made sroce0 retransmit ($rtx times)"
 # A route change reaches a QP that is already sending: sroce caches each
-# QP's route, and the cache must not outlive the route. A ping-pong runs
-# while namespace a loses the address sroce0 sends from; sroce0's next
-# packets must be dropped for want of a route. (A blackhole route would
-# not do: a lookup bound to the GID's netdev takes the peer as on-link.)
+# QP's route, and the cache must not outlive the route. A stream of RDMA
+# WRITEs from sroce0 runs while namespace a loses the address sroce0
+# sends from; sroce0's next packets (new ones, or resends when its ACK
+# timer fires, since the ACKs can no longer reach it) must be dropped for
+# want of a route. A stream, not a ping-pong: a ping-pong side that has
+# all its sends acknowledged and waits to receive would send nothing
+# more. (A blackhole route would not do either: a lookup bound to the
+# GID's netdev takes the peer as on-link.)
 run_ok "netem off va" ip netns exec a tc qdisc del dev va root
 run_ok "netem off vb" ip netns exec b tc qdisc del dev vb root
 port=$((port + 1))
-ip netns exec b timeout 60 ibv_rc_pingpong -d sroce1 -g "$g1" -p $port -n 100000000 \
+ip netns exec b timeout 90 ib_write_bw -d sroce1 -x "$g1" -F -s 65536 -D 60 -p $port \
 	>/dev/null 2>&1 &
 srv=$!
-connect_retry ip netns exec a timeout 60 ibv_rc_pingpong -d sroce0 -g "$g0" -p $port \
-	-n 100000000 10.9.0.2 >/dev/null 2>&1 &
+connect_retry ip netns exec a timeout 90 ib_write_bw -d sroce0 -x "$g0" -F -s 65536 -D 60 \
+	-p $port 10.9.0.2 >/dev/null 2>&1 &
 cli=$!
 tx0=$(port_stat sroce0 tx_packets)
-run_ok "a long ping-pong sends" retry 20 stat_above sroce0 tx_packets $((tx0 + 100))
+run_ok "a stream of writes sends" retry 20 stat_above sroce0 tx_packets $((tx0 + 100))
 drop0=$(port_stat sroce0 tx_drop_route)
 run_ok "namespace a drops sroce0's address" ip -n a addr del 10.9.0.1/24 dev va
 run_ok "the QP in flight drops its packets for want of a route" \
 	retry 20 stat_above sroce0 tx_drop_route "$drop0"
-pkill -f "ibv_rc_pingpong .*-p $port"
+pkill -f "ib_write_bw .*-p $port"
 wait "$cli" "$srv"
 run_ok "rdma link delete sroce1" rdma link delete sroce1
 run_ok "rdma link delete sroce0" rdma link delete sroce0
