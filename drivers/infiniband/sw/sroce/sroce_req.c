@@ -194,12 +194,8 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *s)
  */
 static bool sroce_req_inv_end(struct sroce_qp *qp)
 {
-	struct sroce_mr *mr = qp->req.inv_mr;
-
-	if (!sroce_mr_inv_finish(mr)) {
-		sroce_svc_wait_zero(qp, &mr->copies);
+	if (!sroce_svc_inv_drained(qp, qp->req.inv_mr))
 		return false;
-	}
 	qp->req.inv_mr = NULL;
 	sroce_sq_done(sroce_swqe(qp, qp->req.cur), IB_WC_SUCCESS);
 	return true;

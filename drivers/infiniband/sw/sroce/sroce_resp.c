@@ -105,12 +105,8 @@ static void sroce_resp_recv_done(struct sroce_qp *qp,
  */
 static bool sroce_resp_inv_end(struct sroce_qp *qp)
 {
-	struct sroce_mr *mr = qp->resp.inv_mr;
-
-	if (!sroce_mr_inv_finish(mr)) {
-		sroce_svc_wait_zero(qp, &mr->copies);
+	if (!sroce_svc_inv_drained(qp, qp->resp.inv_mr))
 		return false;
-	}
 	qp->resp.inv_mr = NULL;
 	sroce_svc_complete(qp, true, &qp->resp.inv_cqe, qp->resp.inv_se);
 	return true;

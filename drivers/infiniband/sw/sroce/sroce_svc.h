@@ -35,13 +35,19 @@ static inline void sroce_svc_kick(struct sroce_qp *qp)
 }
 
 /*
- * Copies under a key this engine invalidated still run (@cnt, the MR's
- * copies): this pass goes on, then no other runs before *@cnt is zero;
- * the worker waits for it in process context, then passes again.
+ * An invalidation this engine began (sroce_mr_inv_begin()) found copies
+ * under the key still running. True: they ended, the invalidation is
+ * finished and @mr's reference gone. False: this pass goes on, then no
+ * other runs before they end; the worker waits for them in process
+ * context, then passes again.
  */
-static inline void sroce_svc_wait_zero(struct sroce_qp *qp, atomic_t *cnt)
+static inline bool sroce_svc_inv_drained(struct sroce_qp *qp,
+					 struct sroce_mr *mr)
 {
-	WRITE_ONCE(qp->task.wait_zero, cnt);
+	if (sroce_mr_inv_finish(mr))
+		return true;
+	WRITE_ONCE(qp->task.wait_zero, &mr->copies);
+	return false;
 }
 
 #endif /* SROCE_SVC_H */

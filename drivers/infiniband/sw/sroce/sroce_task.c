@@ -186,7 +186,7 @@ void sroce_sched_leave(void)
 
 /*
  * The worker owns the task whenever it runs: first on its section's list.
- * A pass that asked to wait for a count (sroce_svc_wait_zero()) is
+ * A pass that asked to wait for a count (sroce_svc_inv_drained()) is
  * followed by the worker only, which sleeps here, in process context,
  * until the count is zero; the count is of copies, each one packet on
  * another CPU with BH off, so the wait is short, and a pauser that waits
