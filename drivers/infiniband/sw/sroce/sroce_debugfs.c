@@ -29,6 +29,13 @@ static const char *const sroce_qp_state_name[] = {
 	[IB_QPS_ERR] = "ERR",
 };
 
+/* A figure of the scheduler: the sum over the QP's two tasks. */
+static void sroce_tasks_show(struct seq_file *m, const char *name,
+			     const u64 *send, const u64 *recv)
+{
+	seq_printf(m, "%s\t%llu\n", name, READ_ONCE(*send) + READ_ONCE(*recv));
+}
+
 /*
  * The engines' fields are read without their owner's consent: each value
  * is one the QP had, not all from the same instant.
@@ -36,7 +43,6 @@ static const char *const sroce_qp_state_name[] = {
 static int sroce_qp_show(struct seq_file *m, void *v)
 {
 	struct sroce_qp *qp = m->private;
-	const struct sroce_task_stats *ts = &qp->task.stats;
 	enum ib_qp_state state = sroce_qp_state(qp);
 	u32 head = READ_ONCE(qp->comp.head);
 
@@ -46,12 +52,16 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 	seq_printf(m, "req_fifo_hwm\t%u\n", READ_ONCE(qp->req_fifo_hwm));
 	seq_printf(m, "resp_fifo\t%u\n", skb_queue_len_lockless(&qp->resp_fifo));
 	seq_printf(m, "resp_fifo_hwm\t%u\n", READ_ONCE(qp->resp_fifo_hwm));
-	seq_printf(m, "dispatches\t%llu\n", READ_ONCE(ts->dispatches));
-	seq_printf(m, "passes\t%llu\n", READ_ONCE(ts->passes));
-	seq_printf(m, "budget_exhausted\t%llu\n",
-		   READ_ONCE(ts->budget_exhausted));
-	seq_printf(m, "worker_handoffs\t%llu\n",
-		   READ_ONCE(ts->worker_handoffs));
+	sroce_tasks_show(m, "dispatches", &qp->sq_task.stats.dispatches,
+			 &qp->rq_task.stats.dispatches);
+	sroce_tasks_show(m, "passes", &qp->sq_task.stats.passes,
+			 &qp->rq_task.stats.passes);
+	sroce_tasks_show(m, "budget_exhausted",
+			 &qp->sq_task.stats.budget_exhausted,
+			 &qp->rq_task.stats.budget_exhausted);
+	sroce_tasks_show(m, "worker_handoffs",
+			 &qp->sq_task.stats.worker_handoffs,
+			 &qp->rq_task.stats.worker_handoffs);
 	seq_printf(m, "window_full\t%llu\n", READ_ONCE(qp->window_full));
 	seq_printf(m, "rnr_stalls\t%llu\n", READ_ONCE(qp->rnr_stalls));
 	seq_printf(m, "rnr_wait\t%u\n", READ_ONCE(qp->comp.rnr_wait));

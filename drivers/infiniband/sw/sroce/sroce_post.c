@@ -86,12 +86,12 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
  * event handler, which the engines call, may want the same lock; there the
  * section open here (a post from a handler) or the worker runs them.
  */
-static void sroce_post_kick(struct sroce_qp *qp)
+static void sroce_post_kick(struct sroce_task *t)
 {
 	if (preemptible())
-		sroce_task_kick(&qp->task);
+		sroce_task_kick(t);
 	else
-		sroce_task_mark(&qp->task);
+		sroce_task_mark(t);
 }
 
 static bool sroce_sq_postable(enum ib_qp_state s)
@@ -118,7 +118,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_task_kick(&qp->task);
+		sroce_task_kick(&qp->sq_task);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -136,7 +136,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (ret)
 		*bad_wr = wr;
-	sroce_post_kick(qp);
+	sroce_post_kick(&qp->sq_task);
 	return ret;
 }
 
@@ -160,7 +160,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_task_kick(&qp->task);
+		sroce_task_kick(&qp->rq_task);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->rq_lock, flags);
@@ -188,6 +188,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	if (sroce_qp_state(qp) == IB_QPS_ERR)
-		sroce_post_kick(qp);
+		sroce_post_kick(&qp->rq_task);
 	return ret;
 }

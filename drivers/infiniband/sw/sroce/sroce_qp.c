@@ -151,8 +151,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	skb_queue_head_init(&qp->req_fifo);
 	skb_queue_head_init(&qp->resp_fifo);
 	sroce_task_init(qp);
-	sroce_wake_timer_init(&qp->comp.ack, &qp->task);
-	sroce_wake_timer_init(&qp->comp.rnr, &qp->task);
+	sroce_wake_timer_init(&qp->comp.ack, &qp->sq_task);
+	sroce_wake_timer_init(&qp->comp.rnr, &qp->sq_task);
 
 	ret = dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT);
 	if (ret)
@@ -408,10 +408,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_qp_reset(qp);
 		cur = IB_QPS_RESET;
 	} else {
-		sroce_task_pause(&qp->task);
+		sroce_tasks_pause(qp);
 	}
 	if (sroce_qp_state(qp) != cur) {
-		sroce_task_resume(&qp->task);
+		sroce_tasks_resume(qp);
 		kfree(res);
 		ret = -EINVAL;
 		goto out;
@@ -427,8 +427,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_svc_set_state(qp, new);
 	}
 	/* The new state's first pass (an ERR flush, the SQ in RTS) runs here. */
-	sroce_task_mark(&qp->task);
-	sroce_task_resume(&qp->task);
+	sroce_tasks_resume(qp);
 	/* What was swapped out above, or nothing. */
 	kfree(res);
 	ret = 0;

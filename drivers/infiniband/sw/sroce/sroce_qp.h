@@ -141,8 +141,12 @@ struct sroce_qp {
 	u32 mtu;		/* path MTU in bytes */
 	bool sqd_notify;
 
-	/* Who runs the engines next; modify pauses it (sroce_task.c). */
-	struct sroce_task task;
+	/*
+	 * Who runs the engines next: the completer and requester, and the
+	 * responder; modify pauses both (sroce_task.c).
+	 */
+	struct sroce_task sq_task;
+	struct sroce_task rq_task;
 	struct sk_buff_head req_fifo;	/* requests, for the responder */
 	struct sk_buff_head resp_fifo;	/* responses, for the completer */
 	/* Deepest each FIFO was, under its lock (debugfs). */

@@ -194,7 +194,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *s)
  */
 static bool sroce_req_inv_end(struct sroce_qp *qp)
 {
-	if (!sroce_svc_inv_drained(qp, qp->req.inv_mr))
+	if (!sroce_svc_inv_drained(&qp->sq_task, qp->req.inv_mr))
 		return false;
 	qp->req.inv_mr = NULL;
 	sroce_sq_done(sroce_swqe(qp, qp->req.cur), IB_WC_SUCCESS);

@@ -105,7 +105,7 @@ static void sroce_resp_recv_done(struct sroce_qp *qp,
  */
 static bool sroce_resp_inv_end(struct sroce_qp *qp)
 {
-	if (!sroce_svc_inv_drained(qp, qp->resp.inv_mr))
+	if (!sroce_svc_inv_drained(&qp->rq_task, qp->resp.inv_mr))
 		return false;
 	qp->resp.inv_mr = NULL;
 	sroce_svc_complete(qp, true, &qp->resp.inv_cqe, qp->resp.inv_se);

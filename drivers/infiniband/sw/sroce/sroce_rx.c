@@ -6,7 +6,7 @@
  * in on, check the IP and UDP framing, the ICRC and the transport headers,
  * find the destination QP by QPN, and admit the packet to one of its two
  * bounded FIFOs (requests for the responder, responses for the completer),
- * and mark the QP's task: its engines run when the section receive is in
+ * and mark the QP's task for it: its engines run when the section receive is in
  * ends (sroce_task.c). Every drop is counted. Packets that
  * sroce_tx() sends to an address of this host enter here too
  * (sroce_rx_local()). The QPN table and the device list it searches are
@@ -177,7 +177,7 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		WRITE_ONCE(*hwm, len);
 	spin_unlock_irqrestore(&fifo->lock, flags);
 	sroce_count_max(qp->sdev, SROCE_CNT_FIFO_HWM, len);
-	sroce_task_mark(&qp->task);
+	sroce_task_mark(request ? &qp->rq_task : &qp->sq_task);
 }
 
 /*

@@ -25,13 +25,14 @@ int sroce_svc_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 		       bool solicited);
 
 /*
- * Run the engines again: from a pass, another pass before the owner lets
- * go (a flush that stopped early, the move to ERR); from elsewhere, the
- * worker or the section open here runs them.
+ * Run both tasks' engines again (the move to ERR: both queues flush):
+ * from a pass, another pass before the owner lets go; from elsewhere,
+ * the worker or the section open here runs them.
  */
 static inline void sroce_svc_kick(struct sroce_qp *qp)
 {
-	sroce_task_mark(&qp->task);
+	sroce_task_mark(&qp->rq_task);
+	sroce_task_mark(&qp->sq_task);
 }
 
 /*
@@ -41,12 +42,12 @@ static inline void sroce_svc_kick(struct sroce_qp *qp)
  * other runs before they end; the worker waits for them in process
  * context, then passes again.
  */
-static inline bool sroce_svc_inv_drained(struct sroce_qp *qp,
+static inline bool sroce_svc_inv_drained(struct sroce_task *t,
 					 struct sroce_mr *mr)
 {
 	if (sroce_mr_inv_finish(mr))
 		return true;
-	WRITE_ONCE(qp->task.wait_zero, &mr->copies);
+	WRITE_ONCE(t->wait_zero, &mr->copies);
 	return false;
 }
 

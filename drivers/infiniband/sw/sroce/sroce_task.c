@@ -2,8 +2,9 @@
 /*
  * sroce: the scheduler, which decides when and where the QPs' engines run.
  *
- * A pass takes a QP's completer, responder and requester in turn. Whoever
- * finds work for a QP marks its task (sroce_task.h): if someone owns the
+ * A QP has two tasks (sroce_task.h): a pass of the send task takes the
+ * completer and then the requester, a pass of the receive task the
+ * responder. Whoever finds work for one marks it: if someone owns the
  * task, that owner passes again before it lets go; if it was idle, the
  * marker owns it and places it on its CPU's run list, which the outermost
  * section on that CPU runs before it ends (the doorbell, receive from the
@@ -35,11 +36,6 @@
 DEFINE_PER_CPU(struct sroce_sched_cpu, sroce_sched);
 struct workqueue_struct *sroce_wq;
 
-static struct sroce_qp *sroce_task_qp(struct sroce_task *t)
-{
-	return container_of(t, struct sroce_qp, task);
-}
-
 /* The caller owns the task: the worker goes on with it, at the tail. */
 static void sroce_task_defer(struct sroce_task *t)
 {
@@ -50,10 +46,32 @@ static void sroce_task_defer(struct sroce_task *t)
 }
 
 /*
- * One pass over the engines, by the owner. An engine that wants another
- * pass (it moved the QP to ERR, or stopped a flush early) marks the task.
+ * One pass of the receive task, by its owner: the responder. A flush cut
+ * short by the budget marks the task for another pass.
  */
-static void sroce_task_pass(struct sroce_qp *qp, int *budget)
+static void sroce_task_pass_recv(struct sroce_qp *qp, int *budget)
+{
+	switch (sroce_qp_state(qp)) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+		skb_queue_purge(&qp->req_fifo);
+		return;
+	case IB_QPS_ERR:
+		skb_queue_purge(&qp->req_fifo);
+		if (sroce_resp_flush(qp, budget))
+			sroce_task_mark(&qp->rq_task);
+		return;
+	default:
+		sroce_resp_run(qp, budget);
+		return;
+	}
+}
+
+/*
+ * One pass of the send task, by its owner: the completer, then the
+ * requester. The move to ERR marks both tasks (sroce_svc_error()).
+ */
+static void sroce_task_pass_send(struct sroce_qp *qp, int *budget)
 {
 	enum ib_qp_state state;
 
@@ -61,23 +79,20 @@ static void sroce_task_pass(struct sroce_qp *qp, int *budget)
 	switch (state) {
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:
-		skb_queue_purge(&qp->req_fifo);
 		skb_queue_purge(&qp->resp_fifo);
 		return;
 	case IB_QPS_ERR:
-		skb_queue_purge(&qp->req_fifo);
 		skb_queue_purge(&qp->resp_fifo);
 		sroce_comp_halt(qp);
 		/* Bounded like any pass: another pass comes back for more. */
-		if (sroce_req_flush(qp, budget) || sroce_resp_flush(qp, budget))
-			sroce_task_mark(&qp->task);
+		if (sroce_req_flush(qp, budget))
+			sroce_task_mark(&qp->sq_task);
 		return;
 	default:
 		break;
 	}
 	sroce_comp_run(qp, budget);
-	sroce_resp_run(qp, budget);
-	/* A QP the completer or responder ended sends nothing more. */
+	/* A QP the completer ended sends nothing more. */
 	if (state != IB_QPS_RTR && sroce_qp_state(qp) == state) {
 		sroce_req_run(qp, budget);
 		/* What the requester sent waits for an answer from now on. */
@@ -94,7 +109,7 @@ static void sroce_task_pass(struct sroce_qp *qp, int *budget)
  */
 static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 {
-	struct sroce_qp *qp = sroce_task_qp(t);
+	struct sroce_qp *qp = t->qp;
 	struct sroce_dev *sdev = qp->sdev;
 	int budget = SROCE_BUDGET, passes = 0, left;
 	enum sroce_counter why;
@@ -113,7 +128,10 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 		t->stats.passes++;
 		sroce_count(sdev, SROCE_CNT_PASSES, 1);
 		left = budget;
-		sroce_task_pass(qp, &budget);
+		if (t->recv)
+			sroce_task_pass_recv(qp, &budget);
+		else
+			sroce_task_pass_send(qp, &budget);
 		c->budget -= max(left - budget, 1);
 		if (budget <= 0) {
 			t->stats.budget_exhausted++;
@@ -152,8 +170,7 @@ static void sroce_sched_drain(struct sroce_sched_cpu *c)
 		if (c->budget > 0) {
 			sroce_task_dispatch(t, c);
 		} else {
-			sroce_count(sroce_task_qp(t)->sdev,
-				    SROCE_CNT_SECTION_BUDGET, 1);
+			sroce_count(t->sdev, SROCE_CNT_SECTION_BUDGET, 1);
 			sroce_task_defer(t);
 		}
 	}
@@ -245,7 +262,7 @@ void sroce_wake_timer_init(struct sroce_wake_timer *w, struct sroce_task *t)
  * runs until sroce_task_resume(). The owner hands over at its next pass
  * (a pass in progress, a run list its section drains, a queued worker).
  */
-void sroce_task_pause(struct sroce_task *t)
+static void sroce_task_pause(struct sroce_task *t)
 {
 	DECLARE_COMPLETION_ONSTACK(handed);
 
@@ -259,7 +276,7 @@ void sroce_task_pause(struct sroce_task *t)
 }
 
 /* Give the task back; what was marked meanwhile runs now, here. */
-void sroce_task_resume(struct sroce_task *t)
+static void sroce_task_resume(struct sroce_task *t)
 {
 	if (sroce_state_resume(&t->state))
 		return;
@@ -268,26 +285,50 @@ void sroce_task_resume(struct sroce_task *t)
 	sroce_sched_leave();
 }
 
+void sroce_tasks_pause(struct sroce_qp *qp)
+{
+	sroce_task_pause(&qp->rq_task);
+	sroce_task_pause(&qp->sq_task);
+}
+
+void sroce_tasks_resume(struct sroce_qp *qp)
+{
+	sroce_task_mark(&qp->rq_task);
+	sroce_task_mark(&qp->sq_task);
+	sroce_task_resume(&qp->rq_task);
+	sroce_task_resume(&qp->sq_task);
+}
+
 /*
  * Pause the engines and stop their timers: on return no pass, timer or
  * worker runs, and marks only set PENDING. Process context.
  */
 void sroce_task_stop(struct sroce_qp *qp)
 {
-	sroce_task_pause(&qp->task);
+	sroce_tasks_pause(qp);
 	/* A timer that fires now marks, nothing more. */
 	sroce_comp_stop(qp);
 	/* A worker that handed over may still be on its way out. */
-	flush_work(&qp->task.work);
+	flush_work(&qp->rq_task.work);
+	flush_work(&qp->sq_task.work);
+}
+
+static void sroce_task_init_one(struct sroce_task *t, struct sroce_qp *qp,
+				bool recv)
+{
+	atomic_set(&t->state, 0);
+	t->qp = qp;
+	t->recv = recv;
+	t->sdev = qp->sdev;
+	INIT_LIST_HEAD(&t->node);
+	INIT_WORK(&t->work, sroce_task_work);
+	t->wait_zero = NULL;
 }
 
 void sroce_task_init(struct sroce_qp *qp)
 {
-	atomic_set(&qp->task.state, 0);
-	qp->task.sdev = qp->sdev;
-	INIT_LIST_HEAD(&qp->task.node);
-	INIT_WORK(&qp->task.work, sroce_task_work);
-	qp->task.wait_zero = NULL;
+	sroce_task_init_one(&qp->sq_task, qp, false);
+	sroce_task_init_one(&qp->rq_task, qp, true);
 }
 
 int sroce_sched_init(void)
@@ -312,7 +353,8 @@ void sroce_sched_exit(void)
  */
 void sroce_task_reset(struct sroce_qp *qp, u32 sq_prod)
 {
-	WRITE_ONCE(qp->task.wait_zero, NULL);
+	WRITE_ONCE(qp->sq_task.wait_zero, NULL);
+	WRITE_ONCE(qp->rq_task.wait_zero, NULL);
 	skb_queue_purge(&qp->req_fifo);
 	skb_queue_purge(&qp->resp_fifo);
 	sroce_resp_reset(qp);

@@ -25,11 +25,18 @@ struct sroce_task_stats {
 };
 
 /*
- * A QP's run state (task_state.h). The owner is the section that has the
- * task on its CPU's run list, or the task's worker.
+ * A run state (task_state.h) for one side of a QP. A QP has two tasks:
+ * the send side (completer and requester: they share the send queue) and
+ * the receive side (the responder), so that a peer's request and the
+ * QP's own posts are served on two CPUs at once, as a NIC's receive and
+ * transmit pipelines are. The owner is the section that has the task on
+ * its CPU's run list, or the task's worker.
  */
 struct sroce_task {
 	sroce_state_t state;		/* SROCE_T_* */
+	/* Its QP, and its engines: completer and requester, or responder. */
+	struct sroce_qp *qp;
+	bool recv;
 	struct list_head node;		/* on a CPU's run list while it owns it */
 	struct work_struct work;	/* the worker, queued by an owner only */
 	/* The pauser's, on its stack; set before it asks (SROCE_T_PAUSE). */
@@ -119,9 +126,10 @@ void sroce_task_init(struct sroce_qp *qp);
 void sroce_wake_timer_init(struct sroce_wake_timer *w, struct sroce_task *t);
 /* Work arrived: run the engines now, here if the context allows. */
 void sroce_task_kick(struct sroce_task *t);
-/* Keep the engines out (modify): process context, may sleep. */
-void sroce_task_pause(struct sroce_task *t);
-void sroce_task_resume(struct sroce_task *t);
+/* Keep both tasks' engines out (modify): process context, may sleep. */
+void sroce_tasks_pause(struct sroce_qp *qp);
+/* Give both back, marked: the first pass in the new state runs. */
+void sroce_tasks_resume(struct sroce_qp *qp);
 /* Pause, and no timer or worker is left running (reset, destroy). */
 void sroce_task_stop(struct sroce_qp *qp);
 void sroce_task_reset(struct sroce_qp *qp, u32 sq_prod);

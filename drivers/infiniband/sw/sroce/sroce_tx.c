@@ -164,9 +164,9 @@ static struct dst_entry *sroce_route_lookup(struct sroce_qp *qp,
 /*
  * The route to the peer, a reference the caller puts, from the QP's cache
  * when it is still valid; and for an address of this host the netdev that
- * has it (*local, RCU-protected: the caller holds rcu_read_lock()). Only
- * the owner of the QP's task transmits, with BH off, as the per-CPU cache
- * wants.
+ * has it (*local, RCU-protected: the caller holds rcu_read_lock()). The
+ * owners of the QP's two tasks transmit, each with BH off, as the per-CPU
+ * cache wants.
  */
 static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
 				     struct net_device **local)
