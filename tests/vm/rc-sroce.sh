@@ -68,6 +68,26 @@ done
 grep " sroce_" $tr/trace 2>/dev/null | head -8 | sed 's/^/# /'
 echo > $tr/trace 2>/dev/null
 
+# Between QPs of one host the ICRC is left out unless local_icrc is set
+# (sroce_tx.c); with it set, every packet's ICRC is computed and checked,
+# and a wrong one would be dropped (rx_drop_icrc) and fail the transfer.
+prm=/sys/module/sroce/parameters/local_icrc
+is "$(cat $prm 2>/dev/null)" "N" "local_icrc is off by default"
+for v in 1 0; do
+	echo $v > $prm
+	before=$(rdma statistic show link "$dev/1" | tr ' ' '\n' | grep -A1 -x rx_drop_icrc | sed -n 2p)
+	timeout 120 /usr/libexec/sroce/rc_peer -d "$dev" -g "${gid:-0}" -p 18601 -s 1048576 -n 2 \
+		>/tmp/rc_peer.log 2>&1 &
+	srv=$!
+	sleep 0.5
+	run_ok "rc_peer 1 MiB, local_icrc=$v (client)" connect_retry timeout 60 \
+		/usr/libexec/sroce/rc_peer -d "$dev" -g "${gid:-0}" -p 18601 -s 1048576 -n 2 "$SROCE_IP4"
+	wait $srv
+	ok "$(($? == 0))" "rc_peer 1 MiB, local_icrc=$v (server)" || diag "$(tail -3 /tmp/rc_peer.log)"
+	after=$(rdma statistic show link "$dev/1" | tr ' ' '\n' | grep -A1 -x rx_drop_icrc | sed -n 2p)
+	is "${after:-x}" "${before:-y}" "no packet dropped for its ICRC (local_icrc=$v)"
+done
+
 run_ok "rdma link delete $dev" rdma link delete "$dev"
 run_ok "rmmod sroce" rmmod sroce
 done_testing

@@ -214,7 +214,8 @@ static int sroce_req_fill(void *dst, u32 len, u32 *crc, void *priv)
 
 	if (s->h.send_flags & IB_SEND_INLINE) {
 		memcpy(dst, s->inl + g->off, len);
-		*crc = sroce_icrc_update(*crc, dst, len);
+		if (crc)
+			*crc = sroce_icrc_update(*crc, dst, len);
 		return 0;
 	}
 	return sroce_sge_copy(g->qp->sdev, g->qp->pd, s->sge, s->h.num_sge,

@@ -273,7 +273,10 @@ static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
 			     len, IB_ACCESS_REMOTE_READ, &mr);
 	if (ret)
 		return -EACCES;
-	ret = sroce_dma_gather_crc(mr, rf->va, dst, len, crc);
+	if (crc)
+		ret = sroce_dma_gather_crc(mr, rf->va, dst, len, crc);
+	else
+		ret = sroce_dma_copy(mr, rf->va, dst, len, SROCE_DMA_FROM_MR);
 	sroce_mr_access_end(mr);
 	return ret;
 }

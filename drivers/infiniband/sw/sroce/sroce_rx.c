@@ -210,7 +210,7 @@ static bool sroce_rx_ip_ok(struct sk_buff *skb)
 }
 
 static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
-					 struct sroce_pkt *pkt)
+					 struct sroce_pkt *pkt, bool icrc)
 {
 	u32 ulen, l3len;
 
@@ -220,7 +220,7 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
 	if (ulen < sizeof(struct udphdr) || ulen > skb->len)
 		return SROCE_CNT_RX_DROP_UDP_LEN;
 	l3len = skb_network_header_len(skb) + ulen;
-	if (!sroce_icrc_ok(skb_network_header(skb), l3len))
+	if (icrc && !sroce_icrc_ok(skb_network_header(skb), l3len))
 		return SROCE_CNT_RX_DROP_ICRC;
 	if (sroce_parse(udp_hdr(skb) + 1, ulen - sizeof(struct udphdr), 0,
 			pkt) != SROCE_PARSE_OK)
@@ -258,8 +258,11 @@ drop:
 	kfree_skb(skb);
 }
 
-/* A packet from the UDP socket (or from sroce_rx_local()); consumes it. */
-void sroce_rx_packet(struct sk_buff *skb)
+/*
+ * A packet from the UDP socket, or from sroce_rx_local() (@icrc: it has
+ * one to check); consumes it.
+ */
+static void sroce_rx_one(struct sk_buff *skb, bool icrc)
 {
 	enum sroce_counter verdict;
 	struct sroce_dev *sdev;
@@ -273,7 +276,7 @@ void sroce_rx_packet(struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NOMEM, 1);
 		goto put;
 	}
-	verdict = sroce_rx_check(skb, &pkt);
+	verdict = sroce_rx_check(skb, &pkt, icrc);
 	if (verdict != SROCE_CNT_RX_PACKETS) {
 		sroce_count(sdev, verdict, 1);
 		goto put;
@@ -291,17 +294,24 @@ drop:
 
 /*
  * A packet for an address of this host, built by sroce_tx() in a pass: it
- * enters receive as if the netdev that has the address had received it.
- * The pass runs in a section, so the destination QP is only marked and
- * runs after the pass, never inside it.
+ * enters receive as if the netdev that has the address had received it,
+ * with its ICRC checked if it has one (@icrc). The pass runs in a section,
+ * so the destination QP is only marked and runs after the pass, never
+ * inside it.
  */
-void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev)
+void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev, bool icrc)
 {
 	WARN_ON_ONCE(!sroce_sched_in_section());
 	skb->dev = ndev;
 	skb->pkt_type = PACKET_HOST;
 	skb_pull(skb, skb_transport_offset(skb));
 	rcu_read_lock();
-	sroce_rx_packet(skb);
+	sroce_rx_one(skb, icrc);
 	rcu_read_unlock();
+}
+
+/* A packet from the UDP socket; consumes it. */
+void sroce_rx_packet(struct sk_buff *skb)
+{
+	sroce_rx_one(skb, true);
 }

@@ -17,6 +17,6 @@ void sroce_rx_qpn_del(struct sroce_qp *qp);
 void sroce_rx_dev_add(struct sroce_dev *sdev);
 void sroce_rx_dev_del(struct sroce_dev *sdev);
 void sroce_rx_packet(struct sk_buff *skb);
-void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev);
+void sroce_rx_local(struct sk_buff *skb, struct net_device *ndev, bool icrc);
 
 #endif /* SROCE_RX_H */

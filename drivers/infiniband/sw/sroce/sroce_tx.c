@@ -11,7 +11,11 @@
  * the cached entry obsolete and the next packet looks the route up again,
  * so address and route changes still apply at once.
  * Packets to an address of this host skip the stack and enter receive
- * directly (sroce_rx_local()), as the wire would deliver them.
+ * directly (sroce_rx_local()), as the wire would deliver them. They meet
+ * no wire and no other implementation, so by default they carry no ICRC
+ * (the field is zero) and receive does not check one: two CRC passes over
+ * every payload byte saved. local_icrc=1 computes and checks it anyway,
+ * for a model that does on one host all a NIC does.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -31,6 +35,11 @@
 #include "sroce_qp.h"
 #include "sroce_trace.h"
 #include "proto/icrc.h"
+
+static bool local_icrc;
+module_param(local_icrc, bool, 0644);
+MODULE_PARM_DESC(local_icrc,
+		 "compute and check the ICRC of packets between QPs of this host (default: no)");
 
 int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
 		     struct sroce_av *av)
@@ -199,7 +208,8 @@ static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
  * @qp: its av gives the addresses
  * @f: the transport headers; the pad count is filled in here
  * @paylen: payload bytes
- * @fill: copies the payload to its first argument, updating the CRC
+ * @fill: copies the payload to its first argument, updating the CRC (when
+ *	the CRC pointer is not NULL)
  * @priv: for @fill
  *
  * Returns 0 when the packet left (or was dropped on the way, as the wire
@@ -216,6 +226,7 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	struct dst_entry *dst;
 	struct udphdr *udph;
 	struct sk_buff *skb;
+	bool icrc;
 	u8 *bth, *p;
 	int ret = 0;
 
@@ -256,10 +267,15 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	else
 		sroce_build_ip4(skb, net, av, len);
 
-	crc = sroce_icrc_begin(skb_network_header(skb), udph, bth);
-	crc = sroce_icrc_update(crc, bth + SROCE_BTH_LEN, hlen - SROCE_BTH_LEN);
+	icrc = !local || READ_ONCE(local_icrc);
+	if (icrc) {
+		crc = sroce_icrc_begin(skb_network_header(skb), udph, bth);
+		crc = sroce_icrc_update(crc, bth + SROCE_BTH_LEN,
+					hlen - SROCE_BTH_LEN);
+	}
 	if (paylen) {
-		ret = fill(skb_put(skb, paylen), paylen, &crc, priv);
+		ret = fill(skb_put(skb, paylen), paylen, icrc ? &crc : NULL,
+			   priv);
 		if (ret) {
 			kfree_skb(skb);
 			dst_release(dst);
@@ -269,9 +285,14 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	}
 	if (pad) {
 		p = skb_put_zero(skb, pad);
-		crc = sroce_icrc_update(crc, p, pad);
+		if (icrc)
+			crc = sroce_icrc_update(crc, p, pad);
 	}
-	sroce_icrc_put(skb_put(skb, SROCE_ICRC_LEN), sroce_icrc_final(crc));
+	p = skb_put(skb, SROCE_ICRC_LEN);
+	if (icrc)
+		sroce_icrc_put(p, sroce_icrc_final(crc));
+	else
+		memset(p, 0, SROCE_ICRC_LEN);
 	skb->ip_summed = CHECKSUM_NONE;
 	trace_sroce_xmit(qp->ibqp.qp_num, f->dqpn, f->psn, f->opcode, paylen);
 	sroce_count(sdev, SROCE_CNT_TX_PACKETS, 1);
@@ -279,7 +300,7 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 
 	if (local) {
 		dst_release(dst);
-		sroce_rx_local(skb, local);
+		sroce_rx_local(skb, local, icrc);
 		rcu_read_unlock();
 		return 0;
 	}
