@@ -136,6 +136,7 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 		if (budget <= 0) {
 			t->stats.budget_exhausted++;
 			why = SROCE_CNT_BUDGET_EXHAUSTED;
+			c->stream = true;
 			break;
 		}
 		/* A count to wait for: the worker waits (inv_deferred). */
@@ -159,7 +160,14 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 	sroce_task_defer(t);
 }
 
-/* The outermost section ends: run what was marked on this CPU. */
+/*
+ * The outermost section ends: run what was marked on this CPU. Once a
+ * dispatch has used its budget (a stream), the tasks it marked, such as
+ * the receive task of a QP on this host that the stream goes to, go to
+ * their workers: they run on another CPU, in parallel with the stream's
+ * own worker, as a NIC's receive pipeline runs beside its transmit one.
+ * Below that load they run here, after the dispatch, with no wake-up.
+ */
 static void sroce_sched_drain(struct sroce_sched_cpu *c)
 {
 	struct sroce_task *t;
@@ -167,7 +175,9 @@ static void sroce_sched_drain(struct sroce_sched_cpu *c)
 	while ((t = list_first_entry_or_null(&c->runnable, struct sroce_task,
 					     node))) {
 		list_del_init(&t->node);
-		if (c->budget > 0) {
+		if (c->stream) {
+			sroce_task_defer(t);
+		} else if (c->budget > 0) {
 			sroce_task_dispatch(t, c);
 		} else {
 			sroce_count(t->sdev, SROCE_CNT_SECTION_BUDGET, 1);
@@ -183,8 +193,10 @@ void sroce_sched_enter(void)
 
 	local_bh_disable();
 	c = this_cpu_ptr(&sroce_sched);
-	if (!c->depth++)
+	if (!c->depth++) {
 		c->budget = SROCE_SECTION_BUDGET;
+		c->stream = false;
+	}
 }
 
 /*

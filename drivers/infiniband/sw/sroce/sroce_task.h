@@ -60,6 +60,7 @@ struct sroce_task {
 struct sroce_sched_cpu {
 	unsigned int depth;		/* sections open on this CPU */
 	int budget;			/* what the outermost may still spend */
+	bool stream;			/* a dispatch in it used its budget */
 	struct list_head runnable;	/* tasks this CPU owns and will run */
 };
 
