@@ -7,18 +7,28 @@
 # little; the ratios from one boot are the measure. For latency, lower is
 # better, so the ratio printed is rxe/sroce (above 1: sroce is faster)
 # like the others.
-# Environment: BENCH_ITERS (one-host perftest iterations, 300),
+# Environment: BENCH_ITERS (one-host perftest iterations, 1000; the
+# latency tests make ten times as many),
 # BENCH_LOSS_ITERS (64 KiB writes per two-VM run, 300), BENCH_RUNS (3),
 # BENCH_TCP_SECS (iperf3 seconds, 5), BENCH_TIMEOUT (per boot, 1800),
 # BENCH_ONLY (one or two: run one half and keep the other's last log;
 # report: only print the tables of the last logs), PROFILE=1 (then
-# scripts/profile.sh).
+# scripts/profile.sh), SROCE_VM_SLUB_DEBUG (scripts/vm-run.sh).
+#
+# The guests run without SLUB debugging unless SROCE_VM_SLUB_DEBUG asks
+# for it: the suites want red zones and owner tracking, a benchmark wants
+# the kernel users run. With it on, every kmalloc and kfree unwinds the
+# stack, and that (not either driver) was a fifth of the busy samples.
+# sroce's same-host figures are its same-host path: packets between QPs
+# of one host carry no ICRC (local_icrc=0, sroce_tx.c), as rdma_rxe's
+# loopback skips the IP stack; the two-VM figures are the wire protocol.
 set -euo pipefail
+export SROCE_VM_SLUB_DEBUG=${SROCE_VM_SLUB_DEBUG-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/bench.txt
 log=$top/build/bench.log
 raw=$top/build/bench.raw
-iters=${BENCH_ITERS:-300}
+iters=${BENCH_ITERS:-1000}
 liters=${BENCH_LOSS_ITERS:-300}
 runs=${BENCH_RUNS:-3}
 secs=${BENCH_TCP_SECS:-5}
@@ -89,7 +99,8 @@ medians() {
 medians > "$raw.median"
 
 {
-	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each"
+	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each ($((iters * 10)) for latency)"
+	echo "(slab debugging: ${SROCE_VM_SLUB_DEBUG:-off}; sroce: its same-host path, no ICRC)"
 	awk '
 	$2 ~ /_loss/ { next }
 	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)

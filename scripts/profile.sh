@@ -6,8 +6,10 @@
 # `perf report --no-children --sort sym` with a "PROFILE <name> " prefix.
 # The lines are sorted here into build/profile-<impl>-<load>.txt.
 # Environment: PROFILE_SECS (seconds per load, 8), PROFILE_TOP (symbols
-# kept per report, 40).
+# kept per report, 40), SROCE_VM_SLUB_DEBUG (scripts/vm-run.sh).
 set -euo pipefail
+# Without SLUB debugging unless asked for, as `make bench` (scripts/bench.sh).
+export SROCE_VM_SLUB_DEBUG=${SROCE_VM_SLUB_DEBUG-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$top/build/profile.log
 secs=${PROFILE_SECS:-8}

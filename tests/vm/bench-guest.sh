@@ -3,14 +3,17 @@
 # sroce (one after the other: they cannot share UDP 4791), each device on
 # eth0 with client and server on this host, RUNS rounds that alternate the
 # two (so a slow patch of the shared machine hits both). Arguments:
-#   bench-guest.sh [ITERS [RUNS]]      (defaults 300 and 3)
+#   bench-guest.sh [ITERS [RUNS]]      (defaults 1000 and 3)
+# ITERS is the bandwidth and message-rate tests' iteration count; the
+# latency tests make ten times as many round trips (a 2-byte round trip
+# is ~100 times shorter than a 64 KiB transfer).
 # Prints one line per result, RUNS lines per figure (the host takes the
 # median):
 #   BENCH <impl> <test> <value> <unit>
 # and "BENCH <impl> <test> n/a <reason>" for a run that did not complete.
 ND=${SROCE_NETDEV:-eth0}
 IP=${SROCE_IP4:-10.0.2.15}
-N=${1:-300}
+N=${1:-1000}
 RUNS=${2:-3}
 
 # shellcheck source=tests/vm/roce.sh
@@ -39,8 +42,8 @@ matrix() {
 	run "$impl" "$dev" "$gid" send_bw_64k ib_send_bw 4 MB/s -s 65536 -n "$N"
 	run "$impl" "$dev" "$gid" write_bw_64k ib_write_bw 4 MB/s -s 65536 -n "$N"
 	run "$impl" "$dev" "$gid" read_bw_64k ib_read_bw 4 MB/s -s 65536 -n "$N"
-	run "$impl" "$dev" "$gid" send_lat_2 ib_send_lat 5 us -s 2 -n "$N"
-	run "$impl" "$dev" "$gid" write_lat_2 ib_write_lat 5 us -s 2 -n "$N"
+	run "$impl" "$dev" "$gid" send_lat_2 ib_send_lat 5 us -s 2 -n "$((N * 10))"
+	run "$impl" "$dev" "$gid" write_lat_2 ib_write_lat 5 us -s 2 -n "$((N * 10))"
 	run "$impl" "$dev" "$gid" msg_rate_64_4qp ib_send_bw 5 Mpps -s 64 -q 4 -n "$N"
 	# Goodput under loss needs the two-VM form: rdma_rxe loops traffic to a
 	# local address back inside itself, so netem on one host never sees it.

@@ -203,6 +203,31 @@ static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
 	return dst;
 }
 
+/*
+ * A packet's buffer, carved from the per-CPU page fragment cache as NIC
+ * drivers carve receive buffers: kmalloc() would zero every head it hands
+ * out on kernels that initialise on allocation (Debian's default), which
+ * cost as much as copying the payload; a fragment cache zeroes a page
+ * once for many packets. Heads too big for a page come from alloc_skb().
+ */
+static struct sk_buff *sroce_tx_alloc(unsigned int size)
+{
+	unsigned int truesize = SKB_DATA_ALIGN(size) +
+				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (truesize > PAGE_SIZE)
+		return alloc_skb(size, GFP_ATOMIC);
+	data = netdev_alloc_frag(truesize);
+	if (!data)
+		return NULL;
+	skb = build_skb(data, truesize);
+	if (!skb)
+		skb_free_frag(data);
+	return skb;
+}
+
 /**
  * sroce_tx - build and send one packet of a QP
  * @qp: its av gives the addresses
@@ -244,7 +269,7 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 		sroce_count(sdev, SROCE_CNT_TX_DROP_ROUTE, 1);
 		return 0;
 	}
-	skb = alloc_skb(LL_RESERVED_SPACE(dst->dev) + len, GFP_ATOMIC);
+	skb = sroce_tx_alloc(LL_RESERVED_SPACE(dst->dev) + len);
 	if (!skb) {
 		dst_release(dst);
 		rcu_read_unlock();
