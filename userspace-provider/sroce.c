@@ -196,6 +196,42 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * Address handles: the kernel resolves the route and the neighbour once,
+ * and answers with the number UD WQEs carry; posting needs no syscall.
+ */
+static struct ibv_ah *sroce_create_ah(struct ibv_pd *pd,
+				      struct ibv_ah_attr *attr)
+{
+	struct sroce_create_ah_cmd_resp resp = {};
+	struct sroce_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ah_num = resp.drv.ah_num;
+	return &ah->ibv_ah;
+}
+
+static int sroce_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+	free(to_sah(ibah));
+	return 0;
+}
+
 static void sroce_free_context(struct ibv_context *ibctx)
 {
 	struct sroce_context *ctx = to_sctx(ibctx);
@@ -207,11 +243,13 @@ static void sroce_free_context(struct ibv_context *ibctx)
 /* Only what exists; see the top of the file for everything else. */
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd	 = sroce_alloc_pd,
+	.create_ah	 = sroce_create_ah,
 	.create_cq	 = sroce_create_cq,
 	.create_qp	 = sroce_create_qp,
 	.create_qp_ex	 = sroce_create_qp_ex,
 	.dealloc_pd	 = sroce_dealloc_pd,
 	.dereg_mr	 = sroce_dereg_mr,
+	.destroy_ah	 = sroce_destroy_ah,
 	.destroy_cq	 = sroce_destroy_cq,
 	.destroy_qp	 = sroce_destroy_qp,
 	.free_context	 = sroce_free_context,

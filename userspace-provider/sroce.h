@@ -26,6 +26,12 @@ struct sroce_pd {
 	uint32_t		pdn;
 };
 
+struct sroce_ah {
+	struct ibv_ah		ibv_ah;
+	/* What a UD WQE names it by (sroce_create_ah_resp). */
+	uint32_t		ah_num;
+};
+
 struct sroce_cq {
 	struct ibv_cq		ibv_cq;
 	/* Serializes pollers, arming and resize within the process. */
@@ -100,6 +106,11 @@ struct sroce_resize_cq_cmd_resp {
 	struct sroce_cq_resp			drv;
 };
 
+struct sroce_create_ah_cmd_resp {
+	struct ib_uverbs_create_ah_resp		ibv_resp;
+	struct sroce_create_ah_resp		drv;
+};
+
 struct sroce_create_qp_cmd_resp {
 	struct ib_uverbs_create_qp_resp		ibv_resp;
 	struct sroce_create_qp_resp		drv;
@@ -118,6 +129,8 @@ static_assert(offsetof(struct sroce_get_context_resp, drv) ==
 	      sizeof(struct ib_uverbs_get_context_resp), "ucontext resp layout");
 static_assert(offsetof(struct sroce_alloc_pd_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_alloc_pd_resp), "alloc_pd resp layout");
+static_assert(offsetof(struct sroce_create_ah_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_create_ah_resp), "create_ah resp layout");
 static_assert(offsetof(struct sroce_create_qp_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_qp_resp), "create_qp resp layout");
 static_assert(offsetof(struct sroce_create_qp_ex_cmd_resp, drv) ==
@@ -137,6 +150,11 @@ static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibv_pd);
+}
+
+static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibv_ah);
 }
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)

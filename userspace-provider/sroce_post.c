@@ -171,7 +171,7 @@ static void sroce_wqe_set_rdma(struct sroce_send_wqe *wqe, uint32_t rkey,
 static void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
 			     uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	wqe->ud.ah = ah->handle;
+	wqe->ud.ah = to_sah(ah)->ah_num;
 	wqe->ud.remote_qpn = remote_qpn;
 	wqe->ud.remote_qkey = remote_qkey;
 }

@@ -68,6 +68,7 @@ struct sroce_queue_ctrl {
 #define SROCE_CQE_WITH_IMM	(1u << 0)
 #define SROCE_CQE_WITH_INV	(1u << 1)
 #define SROCE_CQE_GRH		(1u << 2)
+#define SROCE_CQE_WITH_VLAN	(1u << 3)	/* vlan_id holds the VLAN */
 
 struct sroce_cqe {
 	__aligned_u64 wr_id;
@@ -157,7 +158,7 @@ struct sroce_send_wqe {
 			__u32 rsvd1;
 		} rdma;
 		struct {	/* UD */
-			__u32 ah;
+			__u32 ah;	/* sroce_create_ah_resp.ah_num */
 			__u32 remote_qpn;
 			__u32 remote_qkey;
 			__u32 rsvd1;
@@ -192,6 +193,16 @@ struct sroce_create_qp_resp {
 	__u32 rq_entry_size;
 };
 
+/*
+ * create_ah reply. A UD send WQE names its address handle by this number;
+ * the kernel looks it up when it takes the WQE, so a handle destroyed
+ * before then fails that WQE (IBV_WC_LOC_QP_OP_ERR), nothing worse.
+ */
+struct sroce_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
+};
+
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
 #else
@@ -207,5 +218,6 @@ static_assert(sizeof(struct sroce_sge) == 16, "ABI size");
 static_assert(sizeof(struct sroce_send_wqe) == 64, "ABI size");
 static_assert(sizeof(struct sroce_recv_wqe) == 16, "ABI size");
 static_assert(sizeof(struct sroce_create_qp_resp) == 48, "ABI size");
+static_assert(sizeof(struct sroce_create_ah_resp) == 8, "ABI size");
 
 #endif /* SROCE_ABI_USER_H */

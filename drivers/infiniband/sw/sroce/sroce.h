@@ -67,6 +67,10 @@ struct sroce_dev {
 	struct xarray qps;
 	u32 qp_next;		/* xa_alloc_cyclic()'s cursor */
 	atomic_t num_qp;
+	/* AH number -> struct sroce_ah (sroce_ah.c); BH-safe xa_lock */
+	struct xarray ahs;
+	u32 ah_next;		/* xa_alloc_cyclic()'s cursor */
+	atomic_t num_ah;
 	/* Makes every atomic on this device's memory one indivisible step. */
 	spinlock_t atomic_lock;
 	atomic_t num_cq;

@@ -22,6 +22,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_FIFO,		/* the QP's receive FIFO was full */
 	SROCE_CNT_RX_DROP_STATE,	/* QP in a state that takes no packets */
 	SROCE_CNT_RX_DROP_BAD,		/* wrong transport, P_Key or MTU */
+	SROCE_CNT_RX_DROP_QKEY,		/* datagrams with another Q_Key */
+	SROCE_CNT_RX_DROP_NO_RECV,	/* datagrams that found no receive */
 	SROCE_CNT_RX_DUP_REQ,		/* duplicate requests answered */
 	SROCE_CNT_RX_STALE_RESP,	/* responses for nothing outstanding */
 	SROCE_CNT_RX_CNP,		/* congestion notifications */

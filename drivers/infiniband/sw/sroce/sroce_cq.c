@@ -205,6 +205,10 @@ static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_qp *qp,
 		wc->network_hdr_type = cqe->network_hdr_type;
 		memcpy(wc->smac, cqe->smac, ETH_ALEN);
 	}
+	if (cqe->flags & SROCE_CQE_WITH_VLAN) {
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+		wc->vlan_id = cqe->vlan_id;
+	}
 }
 
 /*

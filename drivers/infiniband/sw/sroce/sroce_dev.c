@@ -17,6 +17,7 @@
 #include <net/addrconf.h>
 
 #include "sroce.h"
+#include "sroce_ah.h"
 #include "sroce_qp.h"
 #include "sroce_rx.h"
 #include "sroce_sock.h"
@@ -48,6 +49,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FRMR_PAGES;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	attr->max_qp = SROCE_MAX_QP;
+	attr->max_ah = SROCE_MAX_AH;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
@@ -141,6 +143,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	ida_init(&sdev->pd_ida);
 	sroce_mr_table_init(sdev);
 	sroce_rx_table_init(sdev);
+	sroce_ah_table_init(sdev);
 	spin_lock_init(&sdev->atomic_lock);
 	INIT_LIST_HEAD(&sdev->list);
 
@@ -182,6 +185,7 @@ void sroce_dev_release(struct sroce_dev *sdev)
 	ida_destroy(&sdev->pd_ida);
 	sroce_mr_table_destroy(sdev);
 	sroce_rx_table_destroy(sdev);
+	sroce_ah_table_destroy(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	free_percpu(sdev->counters);
 }

@@ -6,6 +6,7 @@
  * or flush receives posted in ERR.
  */
 #include "sroce.h"
+#include "sroce_ah.h"
 #include "sroce_qp.h"
 #include "sroce_task.h"
 
@@ -55,6 +56,10 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	default:
 		break;
 	}
+	if (sroce_qp_is_ud(qp)) {
+		w->ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		w->ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	}
 
 	if (wr->send_flags & IB_SEND_INLINE) {
 		u8 *p = (u8 *)(w + 1);
@@ -77,6 +82,26 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 		sge[i].length = wr->sg_list[i].length;
 		sge[i].lkey = wr->sg_list[i].lkey;
 	}
+	return 0;
+}
+
+/*
+ * A kernel consumer's UD send: its AH's vector goes into the WQE's private
+ * copy now (the slot at the producer index is not the requester's until
+ * published). The MAD layer may destroy the AH once post returns.
+ */
+static int sroce_kwr_set_av(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct sroce_ah *ah;
+
+	if (!sroce_qp_is_ud(qp))
+		return 0;
+	if (!ud_wr(wr)->ah)
+		return -EINVAL;
+	ah = to_sah(ud_wr(wr)->ah);
+	if (ah->pd != qp->pd)
+		return -EINVAL;
+	sroce_swqe(qp, qp->sq.own)->av = ah->av;
 	return 0;
 }
 
@@ -129,6 +154,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		ret = sroce_kwr_to_wqe(qp, wr, slot);
+		if (!ret)
+			ret = sroce_kwr_set_av(qp, wr);
 		if (ret)
 			break;
 		sroce_queue_prod_publish(&qp->sq);

@@ -118,7 +118,19 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_ucontext *uc;
 	int ret;
 
-	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		/* The MAD layer's, on our one port. */
+		if (udata || init->port_num != SROCE_PORT)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->srq || init->create_flags)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -381,13 +393,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		goto out;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, IB_QPT_RC, mask))
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
 		goto out;
 	ret = sroce_qp_check_attr(qp, attr, mask);
 	if (ret)
 		goto out;
 	if (mask & IB_QP_AV) {
-		ret = sroce_av_resolve(qp, &attr->ah_attr, &av);
+		ret = sroce_av_resolve(&attr->ah_attr, &av);
 		if (ret)
 			goto out;
 	}

@@ -95,6 +95,11 @@ struct sroce_swqe {
 	u8 status;		/* enum ib_wc_status once DONE */
 	u8 wc_opcode;		/* enum ib_wc_opcode */
 	bool signaled;
+	/*
+	 * UD: the destination, from the AH. A kernel post writes it with the
+	 * ring slot; for libsroce the requester looks the AH up on fetch.
+	 */
+	struct sroce_av av;
 	union {
 		DECLARE_FLEX_ARRAY(struct sroce_sge, sge);
 		DECLARE_FLEX_ARRAY(u8, inl);
@@ -237,6 +242,12 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sroce_qp, ibqp);
 }
 
+/* Datagram QPs: UD and the GSI QP (QP1), which is UD on the wire. */
+static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 {
 	return qp->swqes + (size_t)(index & qp->sq.mask) * qp->swqe_size;
@@ -267,9 +278,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
 /* sroce_tx.c */
-int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
-		     struct sroce_av *av);
+int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av);
 typedef int (*sroce_fill_fn)(void *dst, u32 len, u32 *crc, void *priv);
+int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
+		struct dst_cache *cache, struct sroce_fields *f, u32 paylen,
+		sroce_fill_fn fill, void *priv);
 int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	     sroce_fill_fn fill, void *priv);
 int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
@@ -318,9 +331,18 @@ void sroce_comp_halt(struct sroce_qp *qp);
 void sroce_comp_reset(struct sroce_qp *qp, u32 prod);
 void sroce_comp_arm(struct sroce_qp *qp);
 
+/* sroce_rq.c: receive-queue bookkeeping the responders share */
+bool sroce_rq_take(struct sroce_qp *qp);
+
 /* sroce_resp.c */
 void sroce_resp_run(struct sroce_qp *qp, int *budget);
 bool sroce_resp_flush(struct sroce_qp *qp, int *budget);
 void sroce_resp_reset(struct sroce_qp *qp);
+
+/* sroce_ud.c: the datagram side of the requester and the responder */
+int sroce_ud_check(struct sroce_qp *qp, struct sroce_swqe *s);
+int sroce_ud_packet(struct sroce_qp *qp, struct sroce_swqe *s,
+		    sroce_fill_fn fill, void *priv);
+void sroce_ud_resp_run(struct sroce_qp *qp, int *budget);
 
 #endif /* SROCE_QP_H */

@@ -45,6 +45,10 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 	u64 len = 0;
 	u32 i;
 
+	/* A datagram is a SEND; IBTA 9.7.x leaves UD nothing else. */
+	if (sroce_qp_is_ud(qp) && h->opcode != IB_WR_SEND &&
+	    h->opcode != IB_WR_SEND_WITH_IMM)
+		return IB_WC_LOC_QP_OP_ERR;
 	switch (h->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -85,6 +89,8 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 	    (h->num_sge != 1 || s->sge[0].length < sizeof(u64)))
 		return IB_WC_LOC_LEN_ERR;
 	s->length = sroce_op_is_atomic(h->opcode) ? sizeof(u64) : len;
+	if (sroce_qp_is_ud(qp))
+		return sroce_ud_check(qp, s);
 	return IB_WC_SUCCESS;
 }
 
@@ -274,6 +280,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	bool first, last;
 	int ret;
 
+	if (sroce_qp_is_ud(qp))
+		return sroce_ud_packet(qp, s, sroce_req_fill, &g);
 	f.psn = sroce_psn_add(s->first_psn, div_u64(qp->req.off, mtu));
 	switch (h->opcode) {
 	case IB_WR_RDMA_READ:
@@ -329,7 +337,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 /* PSNs a message takes: one per MTU of payload, at least one. */
 static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 {
-	if (sroce_op_is_atomic(s->h.opcode) || !s->length)
+	if (sroce_op_is_atomic(s->h.opcode) || !s->length ||
+	    sroce_qp_is_ud(qp))
 		return 1;
 	return div_u64(s->length + qp->mtu - 1, qp->mtu);
 }

@@ -42,33 +42,6 @@ static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak,
 	}
 }
 
-/* Take the next receive WQE from the ring, copied. False: RQ empty. */
-static bool sroce_resp_get_rwqe(struct sroce_qp *qp)
-{
-	const struct sroce_recv_wqe *w;
-	u32 prod, n;
-
-	/* Acquire: the WQEs up to prod are written. */
-	prod = smp_load_acquire(&qp->rq.ctrl->prod);
-	if (qp->resp.have_rwqe)
-		return true;
-	if (prod == qp->resp.rq_cons ||
-	    prod - qp->resp.rq_cons > sroce_queue_entries(&qp->rq))
-		return false;
-	w = sroce_queue_slot(&qp->rq, qp->resp.rq_cons);
-	qp->resp.rwqe = *w;
-	n = min(qp->resp.rwqe.num_sge, qp->rq_max_sge);
-	memcpy(qp->resp.rsge, w + 1, n * sizeof(struct sroce_sge));
-	trace_sroce_post_recv(qp->ibqp.qp_num, qp->resp.rwqe.wr_id,
-			      qp->resp.rsge, n);
-	qp->resp.rq_cons++;
-	/* Release: the copy is done before the provider reuses the slot. */
-	smp_store_release(&qp->rq.ctrl->cons, qp->resp.rq_cons);
-	qp->resp.have_rwqe = true;
-	qp->resp.rcv_off = 0;
-	return true;
-}
-
 /* Complete the receive WQE of the message that just ended. */
 static void sroce_resp_recv_done(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt, u32 byte_len,
@@ -116,7 +89,7 @@ static bool sroce_resp_inv_end(struct sroce_qp *qp)
 static int sroce_resp_need_rwqe(struct sroce_qp *qp,
 				const struct sroce_pkt *pkt)
 {
-	if (!sroce_resp_get_rwqe(qp)) {
+	if (!sroce_rq_take(qp)) {
 		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
 		/* The packets behind it get no sequence NAK of their own. */
 		qp->resp.nak_sent = true;
@@ -673,7 +646,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 	qp->resp.in_write = false;
 	qp->resp.active = NULL;
 	qp->resp.ack_pending = false;
-	while (qp->resp.have_rwqe || sroce_resp_get_rwqe(qp)) {
+	while (qp->resp.have_rwqe || sroce_rq_take(qp)) {
 		/* The WQE taken stays in rwqe for the next run. */
 		if (*budget <= 0)
 			return true;

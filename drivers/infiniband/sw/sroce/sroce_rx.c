@@ -29,7 +29,10 @@
 #include "proto/icrc.h"
 #include "proto/parse.h"
 
-/* QPN 0 and 1 are the special QPs; 0xffffff is the multicast QPN. */
+/*
+ * QPN 0 and 1 are the special QPs (1 is the GSI QP's); 0xffffff is the
+ * multicast QPN.
+ */
 #define SROCE_QPN_MIN	2
 #define SROCE_QPN_MAX	(SROCE_QPN_MASK - 1)
 
@@ -70,9 +73,15 @@ int sroce_rx_qpn_add(struct sroce_qp *qp)
 	u32 qpn;
 	int ret;
 
-	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
+	/* The GSI QP is QP1 on the wire; a port has one. */
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
+		qpn = SROCE_GSI_QPN;
+		ret = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
+	} else {
+		ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
+				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+				      &sdev->qp_next, GFP_KERNEL);
+	}
 	if (ret < 0)
 		return ret;
 	qp->ibqp.qp_num = qpn;
@@ -157,7 +166,7 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	if (!sroce_rx_from_peer(qp, skb)) {
+	if (!sroce_qp_is_ud(qp) && !sroce_rx_from_peer(qp, skb)) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
 		kfree_skb(skb);
 		return;

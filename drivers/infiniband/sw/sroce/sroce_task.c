@@ -62,7 +62,10 @@ static void sroce_task_pass_recv(struct sroce_qp *qp, int *budget)
 			sroce_task_mark(&qp->rq_task);
 		return;
 	default:
-		sroce_resp_run(qp, budget);
+		if (sroce_qp_is_ud(qp))
+			sroce_ud_resp_run(qp, budget);
+		else
+			sroce_resp_run(qp, budget);
 		return;
 	}
 }

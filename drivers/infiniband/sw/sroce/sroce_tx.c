@@ -41,8 +41,7 @@ module_param(local_icrc, bool, 0644);
 MODULE_PARM_DESC(local_icrc,
 		 "compute and check the ICRC of packets between QPs of this host (default: no)");
 
-int sroce_av_resolve(struct sroce_qp *qp, const struct rdma_ah_attr *ah,
-		     struct sroce_av *av)
+int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sattr;
@@ -137,11 +136,11 @@ static struct net_device *sroce_route_local(struct net *net,
 	return ipv6_dev_find(net, &av->daddr.v6, NULL);
 }
 
-static struct dst_entry *sroce_route_lookup(struct sroce_qp *qp,
+static struct dst_entry *sroce_route_lookup(struct sroce_dev *sdev,
+					    const struct sroce_av *av,
 					    struct net *net)
 {
-	const struct sroce_av *av = &qp->av;
-	struct sock *sk = sroce_sock_sk(qp->sdev->sock, av->ipv6);
+	struct sock *sk = sroce_sock_sk(sdev->sock, av->ipv6);
 
 	if (!av->ipv6) {
 		struct flowi4 fl4 = {
@@ -171,33 +170,33 @@ static struct dst_entry *sroce_route_lookup(struct sroce_qp *qp,
 }
 
 /*
- * The route to the peer, a reference the caller puts, from the QP's cache
- * when it is still valid; and for an address of this host the netdev that
- * has it (*local, RCU-protected: the caller holds rcu_read_lock()). The
- * owners of the QP's two tasks transmit, each with BH off, as the per-CPU
- * cache wants.
+ * The route to @av's peer, a reference the caller puts, from @cache when
+ * it is still valid (a connected QP's; UD sends, each to its own AH, have
+ * none); and for an address of this host the netdev that has it (*local,
+ * RCU-protected: the caller holds rcu_read_lock()). The owners of the
+ * QP's two tasks transmit, each with BH off, as the per-CPU cache wants.
  */
-static struct dst_entry *sroce_route(struct sroce_qp *qp, struct net *net,
+static struct dst_entry *sroce_route(struct sroce_dev *sdev,
+				     const struct sroce_av *av,
+				     struct dst_cache *cache, struct net *net,
 				     struct net_device **local)
 {
-	const struct sroce_av *av = &qp->av;
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	struct in6_addr saddr6;
 	__be32 saddr4;
 
-	if (av->ipv6)
-		dst = dst_cache_get_ip6(&qp->dst_cache, &saddr6);
-	else
-		dst = (struct dst_entry *)dst_cache_get_ip4(&qp->dst_cache,
-							    &saddr4);
+	if (cache && av->ipv6)
+		dst = dst_cache_get_ip6(cache, &saddr6);
+	else if (cache)
+		dst = (struct dst_entry *)dst_cache_get_ip4(cache, &saddr4);
 	if (!dst) {
-		dst = sroce_route_lookup(qp, net);
+		dst = sroce_route_lookup(sdev, av, net);
 		if (IS_ERR(dst))
 			return dst;
-		if (av->ipv6)
-			dst_cache_set_ip6(&qp->dst_cache, dst, &av->saddr.v6);
-		else
-			dst_cache_set_ip4(&qp->dst_cache, dst, av->saddr.v4);
+		if (cache && av->ipv6)
+			dst_cache_set_ip6(cache, dst, &av->saddr.v6);
+		else if (cache)
+			dst_cache_set_ip4(cache, dst, av->saddr.v4);
 	}
 	*local = sroce_route_local(net, av, dst);
 	return dst;
@@ -229,8 +228,10 @@ static struct sk_buff *sroce_tx_alloc(unsigned int size)
 }
 
 /**
- * sroce_tx - build and send one packet of a QP
- * @qp: its av gives the addresses
+ * sroce_tx_to - build and send one packet of a QP to an address vector
+ * @qp: the sender
+ * @av: where the packet goes
+ * @cache: the route to @av's peer, or NULL
  * @f: the transport headers; the pad count is filled in here
  * @paylen: payload bytes
  * @fill: copies the payload to its first argument, updating the CRC (when
@@ -240,11 +241,11 @@ static struct sk_buff *sroce_tx_alloc(unsigned int size)
  * Returns 0 when the packet left (or was dropped on the way, as the wire
  * may drop it: the sender's timers recover), or what @fill returned.
  */
-int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
-	     sroce_fill_fn fill, void *priv)
+int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
+		struct dst_cache *cache, struct sroce_fields *f, u32 paylen,
+		sroce_fill_fn fill, void *priv)
 {
 	struct sroce_dev *sdev = qp->sdev;
-	const struct sroce_av *av = &qp->av;
 	struct net *net = dev_net(sdev->ndev);
 	u32 hlen, l3len, pad, len, crc;
 	struct net_device *local;
@@ -263,7 +264,7 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	len = l3len + sizeof(*udph) + hlen + paylen + pad + SROCE_ICRC_LEN;
 
 	rcu_read_lock();
-	dst = sroce_route(qp, net, &local);
+	dst = sroce_route(sdev, av, cache, net, &local);
 	if (IS_ERR(dst)) {
 		rcu_read_unlock();
 		sroce_count(sdev, SROCE_CNT_TX_DROP_ROUTE, 1);
@@ -336,6 +337,14 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 		ip_local_out(net, sroce_sock_sk(sdev->sock, false), skb);
 	rcu_read_unlock();
 	return 0;
+}
+
+/* A packet of a connected QP, to its peer. */
+int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
+	     sroce_fill_fn fill, void *priv)
+{
+	return sroce_tx_to(qp, &qp->av, &qp->dst_cache, f, paylen, fill,
+			   priv);
 }
 
 /* An ACK, NAK or atomic ACK (for @opcode SROCE_OPCODE(RC, ATOMIC_ACK)). */

@@ -13,6 +13,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "sroce_ah.h"
 #include "sroce_cq.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
@@ -248,6 +249,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_ah = sroce_create_ah,
+	.create_user_ah = sroce_create_ah,
+	.destroy_ah = sroce_destroy_ah,
+	.query_ah = sroce_query_ah,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
@@ -277,6 +282,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
