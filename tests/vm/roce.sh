@@ -94,3 +94,28 @@ connect_retry() {
 	echo "$out"
 	return 1
 }
+
+# wait_listen PORT: an RDMA CM id listens on PORT (a server started in the
+# background is ready for its client). Fails after 10 s.
+wait_listen() {
+	for _ in $(seq 100); do
+		rdma res show cm_id 2>/dev/null | grep "state LISTEN" |
+			grep -q ":$1 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# cm_pair NAME PORT SERVER CLIENT: an RDMA CM server (a command line, run
+# in the background) and its client, both to exit 0 within a minute; each
+# side is one check, with the output of a side that failed.
+cm_pair() {
+	local name=$1 port=$2 srv=$3 cli=$4 spid st
+	timeout 60 bash -c "$srv" >/tmp/cm_srv.log 2>&1 &
+	spid=$!
+	wait_listen "$port" || diag "$name: nothing listens on port $port yet"
+	run_ok "$name (client)" timeout 60 bash -c "$cli"
+	wait $spid
+	st=$?
+	ok "$((st == 0))" "$name (server)" || diag "$(tail -5 /tmp/cm_srv.log)"
+}

@@ -1,0 +1,100 @@
+#!/bin/bash
+# cm-sroce.sh: UD queue pairs, address handles, the GSI QP (QP1) and the
+# RDMA CM on one sroce device, its QPs talking to its own addresses (the
+# packets loop back inside sroce): ud_ops, then the programs rdma-core,
+# librdmacm and perftest ship, over IPv4 and IPv6, with their data checked
+# where the program can check it.
+#   scripts/vm-run.sh tests/vm/cm-sroce.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+dev=sroce0
+ND=${SROCE_NETDEV:-eth0}
+IP4=$SROCE_IP4
+IP6=$SROCE_IP6
+P=/usr/libexec/sroce
+
+run_ok "modprobe sroce" modprobe sroce
+run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
+gid4=$(gid_index "$dev" "$IP4") || gid4=
+gid6=$(gid_index "$dev" "$IP6") || gid6=
+ok "$([ -n "$gid4" ] && [ -n "$gid6" ] && echo 1 || echo 0)" \
+	"RoCE v2 GIDs for $IP4 (${gid4:-none}) and $IP6 (${gid6:-none})"
+
+# The MAD layer opened the port: its GSI QP is QP1, in RTS.
+ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" \
+	"the MAD layer's QP1 is up (GSI, RTS)" || diag "$(rdma res show qp)"
+ok "! dmesg | grep -q 'ib_mad QP1\|open port'" "no MAD layer errors in dmesg"
+
+# UD and AHs through the verbs, every error case; an AH to an address
+# without a route must fail.
+ip route add unreachable 198.51.100.0/24
+tap_merge "ud_ops IPv4" timeout 300 $P/ud_ops "$dev" "${gid4:-0}" 198.51.100.1
+tap_merge "ud_ops IPv6" timeout 300 $P/ud_ops "$dev" "${gid6:-0}"
+ip route del unreachable 198.51.100.0/24
+
+# rdma-core's UD ping-pong, data checked (-c), polled and with events.
+for g in "$gid4" "$gid6"; do
+	for ev in "" -e; do
+		timeout 60 ibv_ud_pingpong -d "$dev" -g "${g:-0}" -s 1024 -n 200 -c $ev \
+			>/tmp/ud_srv.log 2>&1 &
+		spid=$!
+		run_ok "ibv_ud_pingpong -g $g $ev (client)" connect_retry timeout 60 \
+			ibv_ud_pingpong -d "$dev" -g "${g:-0}" -s 1024 -n 200 -c $ev 127.0.0.1
+		wait $spid
+		ok "$(($? == 0))" "ibv_ud_pingpong -g $g $ev (server)" ||
+			diag "$(tail -5 /tmp/ud_srv.log)"
+	done
+done
+
+# The RDMA CM: RC and UD connections through QP1, the way applications
+# and kernel ULPs make them. rping -V checks the data it reads and writes.
+for a in "$IP4" "$IP6"; do
+	srv=0.0.0.0
+	[[ $a == *:* ]] && srv=::0
+	cm_pair "rping -V $a" 7174 "rping -s -a $srv -p 7174 -C 50 -S 1000 -V" \
+		"rping -c -a $a -p 7174 -C 50 -S 1000 -V"
+	cm_pair "ucmatose 4 connections $a" 7471 "ucmatose -b $a -p 7471 -c 4 -C 50" \
+		"ucmatose -s $a -p 7471 -c 4 -C 50"
+	# udaddy has no port option (its -p is the port space): 7174.
+	cm_pair "udaddy 4 connections $a" 7174 "udaddy -b $a -c 4 -C 50" \
+		"udaddy -s $a -c 4 -C 50"
+done
+cm_pair "rdma_server/rdma_client" 7473 "rdma_server -p 7473" "rdma_client -s $IP4 -p 7473"
+cm_pair "rstream 64 KiB" 7474 "rstream -p 7474 -S 65536 -C 200" \
+	"rstream -s $IP4 -p 7474 -S 65536 -C 200"
+cm_pair "riostream 64 KiB" 7475 "riostream -p 7475 -S 65536 -C 200" \
+	"riostream -s $IP4 -p 7475 -S 65536 -C 200"
+
+# perftest connecting through the RDMA CM (-R). -F: under emulation the
+# CPU clock looks unsteady, which perftest otherwise takes for an error.
+port=18600
+for t in "ib_send_bw" "ib_write_bw" "ib_read_bw" "ib_send_lat" "ib_send_bw -c UD"; do
+	port=$((port + 1))
+	cm_pair "$t -R" $port "$t -d $dev -R -F -p $port -n 200" \
+		"$t -d $dev -R -F -p $port -n 200 $IP4"
+done
+
+# Everything went with its process: no CM ids and no QPs but QP1 left.
+is "$(rdma res show cm_id 2>/dev/null | grep -c .)" "0" "no RDMA CM ids left"
+is "$(rdma res show qp link "$dev/1" 2>/dev/null | grep -vc 'lqpn 1 type GSI')" "0" \
+	"no QPs left but QP1"
+stat=$(rdma statistic show link "$dev/1" | tr ' ' '\n')
+counter() { grep -A1 -x "$1" <<<"$stat" | sed -n 2p; }
+diag "$(rdma statistic show link "$dev/1")"
+for c in rx_drop_bad rx_drop_hdr rx_drop_icrc rx_drop_no_qp rx_drop_fifo; do
+	is "$(counter $c)" "0" "no packet dropped as $c"
+done
+ok "$(($(counter rx_drop_qkey) >= 2))" "rx_drop_qkey counted ud_ops' wrong Q_Keys ($(counter rx_drop_qkey))"
+
+# QP1 goes with its device, and comes back with the next one.
+run_ok "rdma link delete $dev" rdma link delete "$dev"
+run_ok "rdma link add $dev again" rdma link add "$dev" type sroce netdev "$ND"
+gid4=$(gid_index "$dev" "$IP4") || gid4=0
+ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" "QP1 is back"
+cm_pair "rping after re-adding the device" 7174 "rping -s -a 0.0.0.0 -p 7174 -C 10 -V" \
+	"rping -c -a $IP4 -p 7174 -C 10 -V"
+run_ok "rdma link delete $dev, finally" rdma link delete "$dev"
+run_ok "rmmod sroce" rmmod sroce
+done_testing
