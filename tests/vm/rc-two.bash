@@ -37,6 +37,66 @@ rc_two_both() {
 	rc_two_run 2 "$@"
 }
 
+# cm_retry CMD...: run an RDMA CM client until its server listens (a
+# connection request to a port nobody listens on is rejected); any other
+# failure ends it at once, with its output.
+cm_retry() {
+	local i out
+	for i in $(seq 60); do
+		out=$("$@" 2>&1) && { echo "$out"; return 0; }
+		if ! grep -qi "reject\|unable to perform rdma_client\|couldn't connect" <<< "$out"; then
+			echo "$out"
+			return 1
+		fi
+		sleep 1
+	done
+	echo "$out"
+	return 1
+}
+
+# cm_two_both DESC SERVER CLIENT: an RDMA CM program, host 1 serving, then
+# host 2. In the command lines @PORT@ is the case's port, @ME@ the
+# server's address, @PEER@ (the client's) the server's.
+cm_two_both() {
+	local desc=$1 srv=$2 cli=$3 server port me
+	for server in 1 2; do
+		port=$rc_two_port
+		rc_two_port=$((rc_two_port + 1))
+		link_alive "$SROCE_PEER_IP4" ||
+			bail_out "the link to $SROCE_PEER_IP4 is dead before \"$desc\""
+		if [ "$SROCE_HOST" = "$server" ]; then
+			me=${srv//@PORT@/$port}
+			run_ok "$desc (server, $rc_two_me)" timeout 150 bash -c "${me//@ME@/$SROCE_IP4}"
+		else
+			me=${cli//@PORT@/$port}
+			run_ok "$desc (client, $rc_two_me)" \
+				cm_retry timeout 120 bash -c "${me//@PEER@/$SROCE_PEER_IP4}"
+		fi
+	done
+}
+
+# rc_two_cm DEV GID4 [netem]: UD and the RDMA CM across the link: QP1 of
+# each side talks to the other's, UD datagrams go both ways. On a lossy
+# link only what recovers from loss runs (RC data; the CM's MADs are
+# retried by the CM): a UD ping-pong would wait for ever for a lost one.
+rc_two_cm() {
+	local dev=$1 gid4=$2 lossy=${3:-}
+	ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" \
+		"QP1 is up ($rc_two_me)"
+	cm_two_both "rping -V IPv4" "rping -s -a @ME@ -p @PORT@ -C 20 -S 1000 -V" \
+		"rping -c -a @PEER@ -p @PORT@ -C 20 -S 1000 -V"
+	cm_two_both "ucmatose 2 connections" "ucmatose -b @ME@ -p @PORT@ -c 2 -C 20" \
+		"ucmatose -s @PEER@ -p @PORT@ -c 2 -C 20"
+	rc_two_both "ib_send_bw -R 64 KiB" ib_send_bw -d "$dev" -R -s 65536 -n 50 -F
+	rc_two_both "ib_write_bw -R 64 KiB" ib_write_bw -d "$dev" -R -s 65536 -n 50 -F
+	[ -n "$lossy" ] && return
+	rc_two_both "ibv_ud_pingpong -c" ibv_ud_pingpong -d "$dev" -g "$gid4" -s 1024 -n 100 -c
+	# udaddy takes no port: one server at a time on its 7174.
+	cm_two_both "udaddy 2 connections" "udaddy -b @ME@ -c 2 -C 20" \
+		"udaddy -s @PEER@ -c 2 -C 20"
+	rc_two_both "ib_send_bw -c UD -R" ib_send_bw -d "$dev" -c UD -R -n 100 -F
+}
+
 # The message sizes rc_two_data runs; a suite may set fewer.
 rc_two_sizes=${rc_two_sizes:-1 1000 4096 65536 1048576}
 
@@ -110,6 +170,7 @@ rc_two_main() {
 	rc_two_both "ib_write_lat 2 B" ib_write_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_both "ib_read_lat 2 B" ib_read_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_both "ib_write_bw 64 KiB IPv6" ib_write_bw -d "$dev" -x "$gid6" -s 65536 -n 50 -F ${qpt:+-u $qpt}
+	rc_two_cm "$dev" "$gid4" ${netem:+lossy}
 
 	rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 	tc qdisc del dev eth0 root 2>/dev/null
