@@ -132,7 +132,7 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 # in tests/vm that is neither a suite here nor a known helper is a
 # failure: a new suite must be listed to run.
 suites=(
-	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce rc-rxe kverbs-sroce
+	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
 	kverbs-rxe ring-scribble doorbell-stress two-devices netns-move
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two
 )

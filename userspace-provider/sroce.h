@@ -61,6 +61,13 @@ struct sroce_wq {
 	uint32_t		prod;	/* ours; published to ctrl->prod */
 };
 
+struct sroce_srq {
+	struct verbs_srq	vsrq;
+	/* The ring we produce into; the kernel's responders consume it. */
+	struct sroce_wq		rq;
+	uint32_t		max_sge;
+};
+
 struct sroce_qp {
 	/*
 	 * A verbs_qp even without the WR API: ibv_qp_to_qp_ex() reads its
@@ -111,6 +118,11 @@ struct sroce_create_ah_cmd_resp {
 	struct sroce_create_ah_resp		drv;
 };
 
+struct sroce_create_srq_cmd_resp {
+	struct ib_uverbs_create_srq_resp	ibv_resp;
+	struct sroce_create_srq_resp		drv;
+};
+
 struct sroce_create_qp_cmd_resp {
 	struct ib_uverbs_create_qp_resp		ibv_resp;
 	struct sroce_create_qp_resp		drv;
@@ -131,6 +143,8 @@ static_assert(offsetof(struct sroce_alloc_pd_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_alloc_pd_resp), "alloc_pd resp layout");
 static_assert(offsetof(struct sroce_create_ah_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_ah_resp), "create_ah resp layout");
+static_assert(offsetof(struct sroce_create_srq_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_create_srq_resp), "create_srq resp layout");
 static_assert(offsetof(struct sroce_create_qp_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_qp_resp), "create_qp resp layout");
 static_assert(offsetof(struct sroce_create_qp_ex_cmd_resp, drv) ==
@@ -155,6 +169,11 @@ static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct sroce_ah, ibv_ah);
+}
+
+static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, vsrq.srq);
 }
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
@@ -188,7 +207,20 @@ int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 /* Inline data is payload we send: not for reads or atomics. */
 #define SROCE_OPS_INLINE (SROCE_OPS_UC | IBV_QP_EX_WITH_SEND_WITH_INV)
 
+/* sroce_srq.c */
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr);
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sroce_destroy_srq(struct ibv_srq *ibsrq);
+
 /* sroce_qp.c */
+int sroce_wq_map(struct sroce_wq *wq, int cmd_fd, uint64_t offset,
+		 uint64_t size, uint32_t entries, uint32_t slot_size);
+void sroce_wq_unmap(struct sroce_wq *wq);
+bool sroce_ring_ok(uint64_t map_size, uint32_t entries, uint32_t slot_size,
+		   uint32_t depth, uint64_t min_slot);
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
@@ -205,5 +237,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
 
 #endif /* SROCE_PROVIDER_H */

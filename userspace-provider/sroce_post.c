@@ -327,16 +327,17 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* ibv_post_recv. */
 
-static int sroce_post_one_recv(struct sroce_qp *qp,
+/* Into a QP's RQ or an SRQ, the same ring layout. */
+static int sroce_post_one_recv(struct sroce_wq *wq, uint32_t max_sge,
 			       const struct ibv_recv_wr *wr)
 {
 	struct sroce_recv_wqe *wqe;
 
-	if ((unsigned int)wr->num_sge > qp->max_recv_sge)
+	if ((unsigned int)wr->num_sge > max_sge)
 		return EINVAL;
-	if (sroce_wq_full(&qp->rq))
+	if (sroce_wq_full(wq))
 		return ENOMEM;
-	wqe = sroce_wq_slot(&qp->rq, qp->rq.prod++);
+	wqe = sroce_wq_slot(wq, wq->prod++);
 	*wqe = (struct sroce_recv_wqe){
 		.wr_id = wr->wr_id,
 		.num_sge = wr->num_sge,
@@ -369,7 +370,7 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&qp->rq.lock);
 	start = qp->rq.prod;
 	for (; wr; wr = wr->next) {
-		ret = sroce_post_one_recv(qp, wr);
+		ret = sroce_post_one_recv(&qp->rq, qp->max_recv_sge, wr);
 		if (ret) {
 			*bad_wr = wr;
 			break;
@@ -385,6 +386,31 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = first;
 		ret = db;
 	}
+	return ret;
+}
+
+/*
+ * ibv_post_srq_recv: into the SRQ's ring. No doorbell: the responders
+ * look at the ring whenever a message needs a receive.
+ */
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	uint32_t start;
+	int ret = 0;
+
+	pthread_spin_lock(&srq->rq.lock);
+	start = srq->rq.prod;
+	for (; wr; wr = wr->next) {
+		ret = sroce_post_one_recv(&srq->rq, srq->max_sge, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	sroce_wq_publish(&srq->rq, start);
+	pthread_spin_unlock(&srq->rq.lock);
 	return ret;
 }
 

@@ -37,7 +37,7 @@ static bool sroce_is_pow2(uint32_t x)
 
 /* Creation and teardown. */
 
-static int sroce_wq_map(struct sroce_wq *wq, int cmd_fd, uint64_t offset,
+int sroce_wq_map(struct sroce_wq *wq, int cmd_fd, uint64_t offset,
 			uint64_t size, uint32_t entries, uint32_t slot_size)
 {
 	void *buf;
@@ -56,7 +56,7 @@ static int sroce_wq_map(struct sroce_wq *wq, int cmd_fd, uint64_t offset,
 	return 0;
 }
 
-static void sroce_wq_unmap(struct sroce_wq *wq)
+void sroce_wq_unmap(struct sroce_wq *wq)
 {
 	if (wq->map_size)
 		munmap(wq->ctrl, wq->map_size);
@@ -66,7 +66,7 @@ static void sroce_wq_unmap(struct sroce_wq *wq)
  * A ring must hold the depth the caps promise, slots big enough for the
  * biggest WQE they allow, and fit in its mapping.
  */
-static bool sroce_ring_ok(uint64_t map_size, uint32_t entries,
+bool sroce_ring_ok(uint64_t map_size, uint32_t entries,
 			  uint32_t slot_size, uint32_t depth,
 			  uint64_t min_slot)
 {

@@ -194,6 +194,19 @@ struct sroce_create_qp_resp {
 };
 
 /*
+ * create_srq reply: the SRQ's ring, which libsroce produces into as into
+ * a QP's RQ (same control block and WQE layout), without a doorbell. The
+ * responders of the QPs attached consume it; a QP with an SRQ has no RQ
+ * ring (its create_qp reply has rq_mmap_size 0).
+ */
+struct sroce_create_srq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num_entries;
+	__u32 entry_size;
+};
+
+/*
  * create_ah reply. A UD send WQE names its address handle by this number;
  * the kernel looks it up when it takes the WQE, so a handle destroyed
  * before then fails that WQE (IBV_WC_LOC_QP_OP_ERR), nothing worse.
@@ -219,5 +232,6 @@ static_assert(sizeof(struct sroce_send_wqe) == 64, "ABI size");
 static_assert(sizeof(struct sroce_recv_wqe) == 16, "ABI size");
 static_assert(sizeof(struct sroce_create_qp_resp) == 48, "ABI size");
 static_assert(sizeof(struct sroce_create_ah_resp) == 8, "ABI size");
+static_assert(sizeof(struct sroce_create_srq_resp) == 24, "ABI size");
 
 #endif /* SROCE_ABI_USER_H */

@@ -71,6 +71,7 @@ struct sroce_dev {
 	struct xarray ahs;
 	u32 ah_next;		/* xa_alloc_cyclic()'s cursor */
 	atomic_t num_ah;
+	atomic_t num_srq;
 	/* Makes every atomic on this device's memory one indivisible step. */
 	spinlock_t atomic_lock;
 	atomic_t num_cq;

@@ -18,6 +18,7 @@
 
 #include "sroce.h"
 #include "sroce_ah.h"
+#include "sroce_srq.h"
 #include "sroce_qp.h"
 #include "sroce_rx.h"
 #include "sroce_sock.h"
@@ -50,6 +51,9 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	attr->max_qp = SROCE_MAX_QP;
 	attr->max_ah = SROCE_MAX_AH;
+	attr->max_srq = SROCE_MAX_SRQ;
+	attr->max_srq_wr = SROCE_MAX_QP_WR;
+	attr->max_srq_sge = SROCE_MAX_SGE;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;

@@ -172,12 +172,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_recv_wqe *w;
-	struct sroce_sge *sge;
 	unsigned long flags;
 	int ret = 0;
-	u32 i;
 
-	if (sroce_qp_state(qp) == IB_QPS_RESET) {
+	/* Receives go to the QP's SRQ, if it has one. */
+	if (sroce_qp_state(qp) == IB_QPS_RESET || qp->ibqp.srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -197,18 +196,9 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			ret = -ENOMEM;
 			break;
 		}
-		if (wr->num_sge > qp->rq_max_sge) {
-			ret = -EINVAL;
+		ret = sroce_recv_wqe_fill(w, wr, qp->rq_max_sge);
+		if (ret)
 			break;
-		}
-		w->wr_id = wr->wr_id;
-		w->num_sge = wr->num_sge;
-		sge = (struct sroce_sge *)(w + 1);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
 		sroce_queue_prod_publish(&qp->rq);
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);

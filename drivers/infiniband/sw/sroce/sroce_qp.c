@@ -17,6 +17,7 @@
 #include "sroce_cq.h"
 #include "sroce_qp.h"
 #include "sroce_rx.h"
+#include "sroce_srq.h"
 #include "sroce_svc.h"
 #include "sroce_task.h"
 
@@ -38,7 +39,7 @@ static int sroce_qp_check_cap(struct ib_qp_cap *cap)
 }
 
 static int sroce_qp_alloc_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
-				struct ib_ucontext *uctx)
+				struct ib_srq *srq, struct ib_ucontext *uctx)
 {
 	u32 body, slot, entries;
 	int ret;
@@ -63,21 +64,34 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
 		goto err_sq;
 	}
 
+	/*
+	 * With an SRQ the receives come from it: the RQ is a ring of one
+	 * that nothing posts to and userspace does not map, kept so that
+	 * the ring flags and resets need no second case.
+	 */
+	if (srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	slot = roundup_pow_of_two(sizeof(struct sroce_recv_wqe) +
 				  max(cap->max_recv_sge, 1U) *
 				  sizeof(struct sroce_sge));
 	entries = sroce_ring_entries(cap->max_recv_wr);
-	ret = sroce_queue_init(&qp->rq, entries, slot, uctx);
+	ret = sroce_queue_init(&qp->rq, entries, slot, srq ? NULL : uctx);
 	if (ret)
 		goto err_swqes;
 	qp->rq_max_sge = min_t(u32, (slot - sizeof(struct sroce_recv_wqe)) /
 				    sizeof(struct sroce_sge), SROCE_MAX_SGE);
+	if (srq)
+		qp->rq_max_sge = to_ssrq(srq)->max_sge;
 
 	cap->max_send_wr = sroce_queue_entries(&qp->sq);
 	cap->max_send_sge = qp->sq_max_sge;
 	cap->max_inline_data = qp->max_inline;
-	cap->max_recv_wr = sroce_queue_entries(&qp->rq);
-	cap->max_recv_sge = qp->rq_max_sge;
+	if (!srq) {
+		cap->max_recv_wr = sroce_queue_entries(&qp->rq);
+		cap->max_recv_sge = qp->rq_max_sge;
+	}
 	return 0;
 
 err_swqes:
@@ -99,14 +113,17 @@ static int sroce_qp_respond(struct sroce_qp *qp, struct ib_udata *udata)
 	struct sroce_create_qp_resp resp = {
 		.sq_mmap_offset = sroce_queue_mmap_offset(&qp->sq),
 		.sq_mmap_size = qp->sq.buf_size,
-		.rq_mmap_offset = sroce_queue_mmap_offset(&qp->rq),
-		.rq_mmap_size = qp->rq.buf_size,
 		.sq_entries = sroce_queue_entries(&qp->sq),
 		.sq_entry_size = qp->sq.entry_size,
-		.rq_entries = sroce_queue_entries(&qp->rq),
-		.rq_entry_size = qp->rq.entry_size,
 	};
 
+	/* No RQ to map when an SRQ serves the QP. */
+	if (!qp->ibqp.srq) {
+		resp.rq_mmap_offset = sroce_queue_mmap_offset(&qp->rq);
+		resp.rq_mmap_size = qp->rq.buf_size;
+		resp.rq_entries = sroce_queue_entries(&qp->rq);
+		resp.rq_entry_size = qp->rq.entry_size;
+	}
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
 
@@ -130,8 +147,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->srq || init->create_flags)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
+	if (init->srq && init->qp_type == IB_QPT_GSI)
+		return -EINVAL;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	ret = sroce_qp_check_cap(&init->cap);
@@ -170,7 +189,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		goto err_count;
 	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
-	ret = sroce_qp_alloc_rings(qp, &init->cap, uc ? &uc->ibuc : NULL);
+	ret = sroce_qp_alloc_rings(qp, &init->cap, init->srq,
+				   uc ? &uc->ibuc : NULL);
 	if (ret)
 		goto err_dst;
 	qp->attr.path_mtu = IB_MTU_256;

@@ -226,6 +226,7 @@ struct sroce_qp {
 		u32 res_next;
 		struct sroce_rd_res *active;	/* read responses under way */
 		bool comm_est;
+		bool last_wqe;	/* QP_LAST_WQE_REACHED raised in this ERR */
 		/*
 		 * A SEND_WITH_INV invalidated this MR and waits for copies
 		 * under the old key to end: its receive CQE is held here,

@@ -32,6 +32,25 @@ struct sroce_queue {
 	struct sroce_mmap_entry *mmap;
 };
 
+/* A kernel consumer's receive work request, into a ring slot. */
+static inline int sroce_recv_wqe_fill(struct sroce_recv_wqe *w,
+				      const struct ib_recv_wr *wr, u32 max_sge)
+{
+	struct sroce_sge *sge = (struct sroce_sge *)(w + 1);
+	u32 i;
+
+	if (wr->num_sge > max_sge)
+		return -EINVAL;
+	w->wr_id = wr->wr_id;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
 int sroce_queue_init(struct sroce_queue *q, u32 num_entries, u32 entry_size,
 		     struct ib_ucontext *uctx);
 void sroce_queue_destroy(struct sroce_queue *q);

@@ -629,8 +629,22 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 }
 
 /*
+ * A QP with an SRQ takes nothing more from it once in ERR: the consumer
+ * hears so once, when the receive it held is flushed (the Last WQE
+ * Reached event).
+ */
+static void sroce_resp_last_wqe(struct sroce_qp *qp)
+{
+	if (qp->ibqp.srq && !qp->resp.last_wqe) {
+		qp->resp.last_wqe = true;
+		sroce_svc_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+	}
+}
+
+/*
  * In ERR: the receive in progress and every posted one get WR_FLUSH_ERR,
  * at most @budget of them per run. Returns true when receives are left.
+ * The WQEs of an SRQ stay there for its other QPs.
  */
 bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 {
@@ -646,7 +660,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 	qp->resp.in_write = false;
 	qp->resp.active = NULL;
 	qp->resp.ack_pending = false;
-	while (qp->resp.have_rwqe || sroce_rq_take(qp)) {
+	while (qp->resp.have_rwqe || (!qp->ibqp.srq && sroce_rq_take(qp))) {
 		/* The WQE taken stays in rwqe for the next run. */
 		if (*budget <= 0)
 			return true;
@@ -655,8 +669,9 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 		qp->resp.have_rwqe = false;
 		/* A CQ in error takes nothing more. */
 		if (sroce_svc_complete(qp, true, &cqe, false))
-			return false;
+			break;
 	}
+	sroce_resp_last_wqe(qp);
 	return false;
 }
 
@@ -679,6 +694,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.have_rwqe = false;
 	qp->resp.active = NULL;
 	qp->resp.comm_est = false;
+	qp->resp.last_wqe = false;
 	if (qp->resp.res)
 		memset(qp->resp.res, 0, qp->resp.nres * sizeof(*qp->resp.res));
 	qp->resp.res_next = 0;

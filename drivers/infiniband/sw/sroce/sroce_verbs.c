@@ -14,6 +14,7 @@
 
 #include "sroce.h"
 #include "sroce_ah.h"
+#include "sroce_srq.h"
 #include "sroce_cq.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
@@ -248,6 +249,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_ah = sroce_create_ah,
 	.create_user_ah = sroce_create_ah,
@@ -259,6 +261,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
 	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
@@ -270,13 +273,16 @@ const struct ib_device_ops sroce_dev_ops = {
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.rereg_user_mr = sroce_rereg_user_mr,
@@ -286,5 +292,6 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: shared receive queues, the verbs. libsroce posts into the ring
+ * in shared memory, as it does into a QP's RQ, with no system call; the
+ * responders of the QPs attached take from it (sroce_rq.c), which is
+ * also where the limit event is raised. Resizing is not offered (no
+ * IB_DEVICE_SRQ_RESIZE): modify with IB_SRQ_MAX_WR is refused.
+ */
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "sroce_qp.h"
+#include "sroce_srq.h"
+
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	struct ib_srq_attr *a = &init->attr;
+	struct sroce_ucontext *uc;
+	u32 entries, slot;
+	int ret;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!a->max_wr || a->max_wr > SROCE_MAX_QP_WR ||
+	    a->max_sge > SROCE_MAX_SGE)
+		return -EINVAL;
+	if (udata) {
+		ret = sroce_check_udata(udata, sizeof(resp));
+		if (ret)
+			return ret;
+	}
+	if (atomic_inc_return(&sdev->num_srq) > SROCE_MAX_SRQ) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	srq->is_user = !!udata;
+	spin_lock_init(&srq->prod_lock);
+	spin_lock_init(&srq->cons_lock);
+	slot = roundup_pow_of_two(sizeof(struct sroce_recv_wqe) +
+				  max(a->max_sge, 1U) *
+				  sizeof(struct sroce_sge));
+	entries = roundup_pow_of_two(a->max_wr);
+	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	ret = sroce_queue_init(&srq->rq, entries, slot, uc ? &uc->ibuc : NULL);
+	if (ret)
+		goto err_count;
+	srq->max_sge = min_t(u32, (slot - sizeof(struct sroce_recv_wqe)) /
+				  sizeof(struct sroce_sge), SROCE_MAX_SGE);
+	a->max_wr = entries;
+	a->max_sge = srq->max_sge;
+	/* The limit is armed by modify only. */
+	a->srq_limit = 0;
+	if (udata) {
+		resp.mmap_offset = sroce_queue_mmap_offset(&srq->rq);
+		resp.mmap_size = srq->rq.buf_size;
+		resp.num_entries = entries;
+		resp.entry_size = srq->rq.entry_size;
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err_queue;
+	}
+	return 0;
+
+err_queue:
+	sroce_queue_destroy(&srq->rq);
+err_count:
+	atomic_dec(&sdev->num_srq);
+	return ret;
+}
+
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	if (udata) {
+		ret = sroce_check_udata(udata, 0);
+		if (ret)
+			return ret;
+	}
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > sroce_queue_entries(&srq->rq))
+			return -EINVAL;
+		spin_lock_bh(&srq->cons_lock);
+		srq->limit = attr->srq_limit;
+		spin_unlock_bh(&srq->cons_lock);
+	}
+	return 0;
+}
+
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	attr->max_wr = sroce_queue_entries(&srq->rq);
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+/* The core refuses while QPs use it, so no responder can take any more. */
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	sroce_queue_destroy(&srq->rq);
+	atomic_dec(&to_sdev(ibsrq->device)->num_srq);
+	return 0;
+}
+
+/* Kernel consumers; libsroce writes its ring itself. */
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_recv_wqe *w;
+	unsigned long flags;
+	int ret = 0;
+
+	if (srq->is_user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->prod_lock, flags);
+	for (; wr; wr = wr->next) {
+		w = sroce_queue_prod_slot(&srq->rq);
+		if (!w) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = sroce_recv_wqe_fill(w, wr, srq->max_sge);
+		if (ret)
+			break;
+		sroce_queue_prod_publish(&srq->rq);
+	}
+	spin_unlock_irqrestore(&srq->prod_lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}

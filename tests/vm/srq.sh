@@ -1,0 +1,49 @@
+#!/bin/bash
+# srq.sh: shared receive queues on one sroce device: srq_ops (RC and UD
+# on one SRQ, the limit event, RNR on an empty SRQ, Last WQE Reached,
+# destroy refused while in use), rdma-core's ibv_srq_pingpong with its
+# data checked, and perftest's SRQ mode.
+#   scripts/vm-run.sh tests/vm/srq.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+dev=sroce0
+ND=${SROCE_NETDEV:-eth0}
+
+run_ok "modprobe sroce" modprobe sroce
+run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
+gid4=$(gid_index "$dev" "$SROCE_IP4") || gid4=
+gid6=$(gid_index "$dev" "$SROCE_IP6") || gid6=
+ok "$([ -n "$gid4" ] && [ -n "$gid6" ] && echo 1 || echo 0)" \
+	"RoCE v2 GIDs for $SROCE_IP4 (${gid4:-none}) and $SROCE_IP6 (${gid6:-none})"
+ok "ibv_devinfo -v -d $dev | grep -q 'max_srq:.*[1-9]'" "ibv_devinfo advertises SRQs"
+
+tap_merge "srq_ops IPv4" timeout 300 /usr/libexec/sroce/srq_ops "$dev" "${gid4:-0}"
+tap_merge "srq_ops IPv6" timeout 300 /usr/libexec/sroce/srq_ops "$dev" "${gid6:-0}"
+
+# 4 QPs on one SRQ each side, 100 exchanges per QP, data checked (-c).
+for ev in "" -e; do
+	timeout 120 ibv_srq_pingpong -d "$dev" -g "${gid4:-0}" -q 4 -n 100 -c $ev \
+		>/tmp/srq_srv.log 2>&1 &
+	spid=$!
+	run_ok "ibv_srq_pingpong -q 4 $ev (client)" connect_retry timeout 120 \
+		ibv_srq_pingpong -d "$dev" -g "${gid4:-0}" -q 4 -n 100 -c $ev 127.0.0.1
+	wait $spid
+	ok "$(($? == 0))" "ibv_srq_pingpong -q 4 $ev (server)" ||
+		diag "$(tail -5 /tmp/srq_srv.log)"
+done
+
+# perftest's SRQ mode: send bandwidth into an SRQ.
+timeout 120 ib_send_bw -d "$dev" -x "${gid4:-0}" --use-srq -s 4096 -n 200 -F \
+	>/tmp/srq_srv.log 2>&1 &
+spid=$!
+run_ok "ib_send_bw --use-srq (client)" connect_retry timeout 120 \
+	ib_send_bw -d "$dev" -x "${gid4:-0}" --use-srq -s 4096 -n 200 -F 127.0.0.1
+wait $spid
+ok "$(($? == 0))" "ib_send_bw --use-srq (server)" || diag "$(tail -5 /tmp/srq_srv.log)"
+
+is "$(rdma res show srq 2>/dev/null | grep -c "$dev")" "0" "no SRQ left"
+run_ok "rdma link delete $dev" rdma link delete "$dev"
+run_ok "rmmod sroce" rmmod sroce
+done_testing
