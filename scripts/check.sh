@@ -133,7 +133,7 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 # failure: a new suite must be listed to run.
 suites=(
 	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
-	kverbs-rxe ring-scribble doorbell-stress two-devices netns-move
+	kverbs-rxe ring-scribble doorbell-stress two-devices netns-move netns-cm
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two
 )
 helpers=(lib.sh roce.sh kverbs.bash rc-two.bash harness-selftest.sh
