@@ -86,6 +86,27 @@ nsrun "rping -V IPv6 b <- a" b "rping -s -a $B6 -C 20 -V" a "rping -c -a $B6 -C 
 nsrun "ucmatose a <- b" a "ucmatose -b $A4 -c 2 -C 20" b "ucmatose -s $A4 -c 2 -C 20"
 nsrun "udaddy b <- a" b "udaddy -b $B4 -c 2 -C 20" a "udaddy -s $B4 -c 2 -C 20"
 
+# A VLAN on the veth: its addresses are GIDs of the devices on the veth,
+# and UD and the CM over them go tagged (the VLAN device counts them).
+run_ok "VLAN 100 on the veth, addressed" bash -c "
+	ip -n a link add link va name va.100 type vlan id 100 &&
+	ip -n b link add link vb name vb.100 type vlan id 100 &&
+	ip -n a addr add 10.9.100.1/24 dev va.100 &&
+	ip -n b addr add 10.9.100.2/24 dev vb.100 &&
+	ip -n a link set va.100 up && ip -n b link set vb.100 up"
+gav=$(gid a sa 10.9.100.1) || gav=
+gbv=$(gid b sb 10.9.100.2) || gbv=
+ok "$([ -n "$gav" ] && [ -n "$gbv" ] && echo 1 || echo 0)" \
+	"the VLAN's addresses are GIDs ($gav $gbv)"
+vrx() { ip netns exec a cat /sys/class/net/va.100/statistics/rx_packets; }
+before=$(vrx)
+nsrun "ibv_ud_pingpong -c over VLAN 100" a "ibv_ud_pingpong -d sa -g $gav -s 1024 -n 50 -c" \
+	b "ibv_ud_pingpong -d sb -g $gbv -s 1024 -n 50 -c 10.9.100.1"
+nsrun "rping -V over VLAN 100" a "rping -s -a 10.9.100.1 -C 20 -V" \
+	b "rping -c -a 10.9.100.1 -C 20 -V"
+n=$(($(vrx) - before))
+ok "$((n >= 90))" "the VLAN device received them ($n packets)"
+
 # Moved away under a live user: the user is disassociated.
 ip netns exec a timeout 60 $P/dev_hold sa "$ga" 30 >/tmp/hold.out 2>&1 &
 hpid=$!

@@ -101,6 +101,8 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
 	attr->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
 	attr->max_msg_sz = SROCE_MAX_MSG;
+	/* QP1 runs the MAD layer, so the port takes CM connections. */
+	attr->port_cap_flags = IB_PORT_CM_SUP;
 	sroce_port_speed(sdev, &attr->active_speed, &attr->active_width);
 	return 0;
 }
