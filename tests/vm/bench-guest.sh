@@ -21,13 +21,16 @@ RUNS=${2:-3}
 
 
 # run IMPL DEV GID NAME TOOL COLUMN UNIT ARGS...: server and client of
-# TOOL on DEV; COLUMN is the field of the result line to report.
+# TOOL on DEV; COLUMN is the field of the result line to report. GID
+# "cm": the two connect through the RDMA CM (-R) instead.
 run() {
 	local impl=$1 dev=$2 gid=$3 name=$4 tool=$5 col=$6 unit=$7 out v
+	local -a how=(-x "$gid")
 	shift 7
-	timeout 120 "$tool" -d "$dev" -x "$gid" -F "$@" > /tmp/srv 2>&1 &
+	[ "$gid" = cm ] && how=(-R)
+	timeout 120 "$tool" -d "$dev" "${how[@]}" -F "$@" > /tmp/srv 2>&1 &
 	sleep 0.5
-	out=$(timeout 120 "$tool" -d "$dev" -x "$gid" -F "$@" "$IP" 2>&1)
+	out=$(timeout 120 "$tool" -d "$dev" "${how[@]}" -F "$@" "$IP" 2>&1)
 	wait $! 2>/dev/null
 	v=$(awk -v c="$col" '/^ *[0-9]+ +[0-9]+ / { v = $c } END { print v }' <<< "$out")
 	if [ -n "$v" ]; then
@@ -45,6 +48,12 @@ matrix() {
 	run "$impl" "$dev" "$gid" send_lat_2 ib_send_lat 5 us -s 2 -n "$((N * 10))"
 	run "$impl" "$dev" "$gid" write_lat_2 ib_write_lat 5 us -s 2 -n "$((N * 10))"
 	run "$impl" "$dev" "$gid" msg_rate_64_4qp ib_send_bw 5 Mpps -s 64 -q 4 -n "$N"
+	# UD, and RC connected through the RDMA CM (QP1 on both sides).
+	run "$impl" "$dev" "$gid" ud_send_bw_1k ib_send_bw 4 MB/s -c UD -s 1024 -n "$N"
+	run "$impl" "$dev" "$gid" ud_msg_rate_64 ib_send_bw 5 Mpps -c UD -s 64 -n "$N"
+	run "$impl" "$dev" cm send_bw_64k_cm ib_send_bw 4 MB/s -s 65536 -n "$N"
+	run "$impl" "$dev" cm write_bw_64k_cm ib_write_bw 4 MB/s -s 65536 -n "$N"
+	run "$impl" "$dev" cm send_lat_2_cm ib_send_lat 5 us -s 2 -n "$((N * 10))"
 	# Goodput under loss needs the two-VM form: rdma_rxe loops traffic to a
 	# local address back inside itself, so netem on one host never sees it.
 }
