@@ -5,9 +5,12 @@
  * with the first error, so `insmod` reports the result; it holds nothing
  * once loaded, and the suite unloads it.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 static char *dev = "sroce0";
@@ -184,6 +187,193 @@ out_bad:
 	goto out;
 }
 
+#define KV_QKEY		0x1234
+#define KV_LEN		64
+#define KV_GRH		40
+
+/* The first RoCE v2 GID of port 1 that holds an IPv4 address. */
+static int kverbs_ipv4_gid(struct ib_device *ibdev, union ib_gid *gid)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (!rdma_query_gid(ibdev, 1, i, gid) &&
+		    ipv6_addr_v4mapped((struct in6_addr *)gid->raw))
+			return i;
+	return -ENOENT;
+}
+
+static int kverbs_ud_rts(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = KV_QKEY,
+	};
+	int ret;
+
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	a.qp_state = IB_QPS_RTR;
+	if (!ret)
+		ret = ib_modify_qp(qp, &a, IB_QP_STATE);
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 1;
+	if (!ret)
+		ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
+	return ret;
+}
+
+/* Up to @n completions within 2 s, receive ones into @rwc. */
+static int kverbs_poll(struct ib_cq *cq, int n, struct ib_wc *rwc)
+{
+	struct ib_wc wc;
+	int got = 0, t;
+
+	for (t = 0; t < 2000 && got < n; t++) {
+		while (got < n && ib_poll_cq(cq, 1, &wc) == 1) {
+			got++;
+			if (wc.opcode & IB_WC_RECV)
+				*rwc = wc;
+			else if (wc.status != IB_WC_SUCCESS)
+				return -EIO;
+		}
+		if (got < n)
+			usleep_range(1000, 2000);
+	}
+	return got == n ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * UD as kernel ULPs use it through the CM: a datagram to our own QP
+ * through an AH made and destroyed with interrupts off (ib_cm does so
+ * under its spin_lock_irq()), a completion that ib_create_ah_from_wc()
+ * accepts, and a work request that is not a SEND refused at post, before
+ * the UD fields it does not have are read.
+ */
+static int kverbs_check_ud(struct ib_device *ibdev)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
+	struct ib_sge ssge, rsge;
+	struct ib_ud_wr uwr = { .wr = { .opcode = IB_WR_SEND,
+					.sg_list = &ssge, .num_sge = 1 } };
+	struct ib_rdma_wr rwr = { .wr = { .opcode = IB_WR_RDMA_WRITE,
+					  .sg_list = &ssge, .num_sge = 1 } };
+	struct ib_recv_wr recv = { .sg_list = &rsge, .num_sge = 1 };
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *bad;
+	struct ib_ah *ah, *ah2;
+	struct ib_wc rwc = {};
+	unsigned long flags;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+	union ib_gid gid;
+	int i, idx, ret;
+	u64 dma;
+	u8 *buf;
+
+	idx = kverbs_ipv4_gid(ibdev, &gid);
+	if (idx < 0)
+		return idx;
+	buf = kzalloc(1024, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(pd)) {
+		ret = PTR_ERR(pd);
+		goto out_buf;
+	}
+	cq = ib_alloc_cq(ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto out_pd;
+	}
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ib_create_qp(pd, &init);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto out_cq;
+	}
+	ret = kverbs_ud_rts(qp);
+	if (ret)
+		goto out_qp;
+
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, &gid, 0, idx, 64, 0);
+	local_irq_save(flags);
+	ah = rdma_create_ah(pd, &attr, 0);
+	ah2 = IS_ERR(ah) ? NULL : rdma_create_ah(pd, &attr, 0);
+	if (!IS_ERR_OR_NULL(ah2))
+		rdma_destroy_ah(ah2, 0);
+	local_irq_restore(flags);
+	if (IS_ERR(ah) || IS_ERR(ah2)) {
+		pr_err("sroce_test: rdma_create_ah with IRQs off: %ld\n",
+		       PTR_ERR(IS_ERR(ah) ? ah : ah2));
+		ret = -EINVAL;
+		if (!IS_ERR(ah))
+			rdma_destroy_ah(ah, 0);
+		goto out_qp;
+	}
+
+	dma = ib_dma_map_single(ibdev, buf, 1024, DMA_BIDIRECTIONAL);
+	for (i = 0; i < KV_LEN; i++)
+		buf[i] = i * 3 + 1;
+	ssge = (struct ib_sge){ .addr = dma, .length = KV_LEN,
+				.lkey = pd->local_dma_lkey };
+	rsge = (struct ib_sge){ .addr = dma + 512, .length = KV_GRH + KV_LEN,
+				.lkey = pd->local_dma_lkey };
+	uwr.ah = ah;
+	uwr.remote_qpn = qp->qp_num;
+	uwr.remote_qkey = KV_QKEY;
+	ret = ib_post_recv(qp, &recv, &rbad);
+	if (!ret)
+		ret = ib_post_send(qp, &uwr.wr, &bad);
+	if (!ret)
+		ret = kverbs_poll(cq, 2, &rwc);
+	if (!ret && (rwc.status != IB_WC_SUCCESS ||
+		     rwc.byte_len != KV_GRH + KV_LEN ||
+		     rwc.src_qp != qp->qp_num ||
+		     !(rwc.wc_flags & IB_WC_GRH) ||
+		     !(rwc.wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE) ||
+		     rwc.network_hdr_type != RDMA_NETWORK_IPV4 ||
+		     memcmp(buf, buf + 512 + KV_GRH, KV_LEN))) {
+		pr_err("sroce_test: UD receive: status %d len %u src %u flags 0x%x\n",
+		       rwc.status, rwc.byte_len, rwc.src_qp, rwc.wc_flags);
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		/* What the CM does with a MAD's completion. */
+		ah2 = ib_create_ah_from_wc(pd, &rwc, (void *)(buf + 512), 1);
+		if (IS_ERR(ah2)) {
+			pr_err("sroce_test: ib_create_ah_from_wc: %ld\n",
+			       PTR_ERR(ah2));
+			ret = PTR_ERR(ah2);
+		} else {
+			rdma_destroy_ah(ah2, RDMA_DESTROY_AH_SLEEPABLE);
+		}
+	}
+	if (!ret && ib_post_send(qp, &rwr.wr, &bad) != -EINVAL) {
+		pr_err("sroce_test: RDMA WRITE on a UD QP was not refused\n");
+		ret = -EINVAL;
+	}
+	ib_dma_unmap_single(ibdev, dma, 1024, DMA_BIDIRECTIONAL);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+out_qp:
+	ib_destroy_qp(qp);
+out_cq:
+	ib_free_cq(cq);
+out_pd:
+	ib_dealloc_pd(pd);
+out_buf:
+	kfree(buf);
+	return ret;
+}
+
 static int __init kverbs_test_init(void)
 {
 	struct ib_device *ibdev;
@@ -203,6 +393,8 @@ static int __init kverbs_test_init(void)
 		ret = kverbs_check_cq(ibdev);
 	if (!ret)
 		ret = kverbs_check_mr(ibdev);
+	if (!ret)
+		ret = kverbs_check_ud(ibdev);
 
 	ib_device_put(ibdev);
 	if (!ret)

@@ -27,6 +27,14 @@ ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" \
 	"the MAD layer's QP1 is up (GSI, RTS)" || diag "$(rdma res show qp)"
 ok "! dmesg | grep -q 'ib_mad QP1\|open port'" "no MAD layer errors in dmesg"
 
+# What ibv_devinfo -v advertises is what works; what is not built is 0.
+info=$(ibv_devinfo -v -d "$dev")
+devinfo() { awk -v k="$1:" '$1 == k { print $2; exit }' <<<"$info"; }
+is "$(devinfo max_ah) $(devinfo max_srq) $(devinfo max_srq_wr)" "65536 16384 16384" \
+	"ibv_devinfo: max_ah, max_srq, max_srq_wr"
+is "$(devinfo max_mw) $(devinfo max_mcast_grp) $(devinfo max_ee)" "0 0 0" \
+	"ibv_devinfo: no memory windows, multicast or EE contexts yet"
+
 # UD and AHs through the verbs, every error case; an AH to an address
 # without a route must fail.
 ip route add unreachable 198.51.100.0/24

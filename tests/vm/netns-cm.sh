@@ -65,12 +65,13 @@ nsrun() {
 	st=$?
 	ok "$((st == 0))" "$name (server)" || diag "$(tail -5 /tmp/ns_srv.log)"
 }
-# A client may start before its server listens: retry while refused.
+# A client may start before its server listens: retry while refused (a
+# UD one, SIDR, is "unreachable" with status 1, IB_SIDR_UNSUPPORTED).
 cm_retry_ns() {
 	local out
 	for _ in $(seq 40); do
 		out=$("$@" 2>&1) && return 0
-		grep -qi "reject\|couldn't connect\|refused" <<<"$out" || break
+		grep -qi "reject\|couldn't connect\|refused\|UNREACHABLE, error: 1$" <<<"$out" || break
 		sleep 0.5
 	done
 	echo "$out"

@@ -38,13 +38,14 @@ rc_two_both() {
 }
 
 # cm_retry CMD...: run an RDMA CM client until its server listens (a
-# connection request to a port nobody listens on is rejected); any other
-# failure ends it at once, with its output.
+# connection request to a port nobody listens on is rejected; a UD one,
+# SIDR, comes back "unreachable" with status 1, IB_SIDR_UNSUPPORTED); any
+# other failure ends it at once, with its output.
 cm_retry() {
 	local i out
 	for i in $(seq 60); do
 		out=$("$@" 2>&1) && { echo "$out"; return 0; }
-		if ! grep -qi "reject\|unable to perform rdma_client\|couldn't connect" <<< "$out"; then
+		if ! grep -qi "reject\|refused\|unable to perform rdma_client\|couldn't connect\|UNREACHABLE, error: 1$" <<< "$out"; then
 			echo "$out"
 			return 1
 		fi
@@ -75,26 +76,38 @@ cm_two_both() {
 	done
 }
 
-# rc_two_cm DEV GID4 [netem]: UD and the RDMA CM across the link: QP1 of
+# rc_two_cm DEV GID4 [lossy]: UD and the RDMA CM across the link: QP1 of
 # each side talks to the other's, UD datagrams go both ways. On a lossy
 # link only what recovers from loss runs (RC data; the CM's MADs are
-# retried by the CM): a UD ping-pong would wait for ever for a lost one.
+# retried by the CM): a UD ping-pong would wait for ever for a lost
+# datagram, and ibv_srq_pingpong, like ibv_rc_pingpong, has no closing
+# handshake (see rc_two_main).
 rc_two_cm() {
-	local dev=$1 gid4=$2 lossy=${3:-}
+	local dev=$1 gid4=$2 lossy=${3:-} t
 	ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" \
 		"QP1 is up ($rc_two_me)"
 	cm_two_both "rping -V IPv4" "rping -s -a @ME@ -p @PORT@ -C 20 -S 1000 -V" \
 		"rping -c -a @PEER@ -p @PORT@ -C 20 -S 1000 -V"
 	cm_two_both "ucmatose 2 connections" "ucmatose -b @ME@ -p @PORT@ -c 2 -C 20" \
 		"ucmatose -s @PEER@ -p @PORT@ -c 2 -C 20"
-	rc_two_both "ib_send_bw -R 64 KiB" ib_send_bw -d "$dev" -R -s 65536 -n 50 -F
-	rc_two_both "ib_write_bw -R 64 KiB" ib_write_bw -d "$dev" -R -s 65536 -n 50 -F
+	cm_two_both "rdma_server/rdma_client" "rdma_server -p @PORT@" \
+		"rdma_client -s @PEER@ -p @PORT@"
+	cm_two_both "rstream 64 KiB" "rstream -p @PORT@ -S 65536 -C 50" \
+		"rstream -s @PEER@ -p @PORT@ -S 65536 -C 50"
+	cm_two_both "riostream 64 KiB" "riostream -p @PORT@ -S 65536 -C 50" \
+		"riostream -s @PEER@ -p @PORT@ -S 65536 -C 50"
+	for t in "ib_send_bw -s 65536" "ib_write_bw -s 65536" "ib_send_lat -s 2"; do
+		cm_two_both "${t% -s*} -R" "$t -d $dev -R -F -n 50 -p @PORT@" \
+			"$t -d $dev -R -F -n 50 -p @PORT@ @PEER@"
+	done
 	[ -n "$lossy" ] && return
 	rc_two_both "ibv_ud_pingpong -c" ibv_ud_pingpong -d "$dev" -g "$gid4" -s 1024 -n 100 -c
+	rc_two_both "ibv_srq_pingpong -q 4 -c" ibv_srq_pingpong -d "$dev" -g "$gid4" -q 4 -n 50 -c
 	# udaddy takes no port: one server at a time on its 7174.
 	cm_two_both "udaddy 2 connections" "udaddy -b @ME@ -c 2 -C 20" \
 		"udaddy -s @PEER@ -c 2 -C 20"
-	rc_two_both "ib_send_bw -c UD -R" ib_send_bw -d "$dev" -c UD -R -n 100 -F
+	cm_two_both "ib_send_bw -c UD -R" "ib_send_bw -d $dev -c UD -R -F -n 100 -p @PORT@" \
+		"ib_send_bw -d $dev -c UD -R -F -n 100 -p @PORT@ @PEER@"
 }
 
 # The message sizes rc_two_data runs; a suite may set fewer.

@@ -82,11 +82,12 @@ link_alive() {
 # connect_retry CMD...: run a client until its server listens; any other
 # failure ends it at once, with its output.
 connect_retry() {
-	local i out
+	local i out st
 	for i in $(seq 90); do
 		out=$("$@" 2>&1) && { echo "$out"; return 0; }
+		st=$?
 		if ! grep -q "Couldn't connect\|Unable to init the socket" <<< "$out"; then
-			echo "$out"
+			echo "${out:-(no output, exit status $st)}"
 			return 1
 		fi
 		sleep 1

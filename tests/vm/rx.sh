@@ -44,6 +44,22 @@ run_ok "... and dropped for want of a QP (rx_drop_no_qp)" send good 10 rx_drop_n
 run_ok "a wrong ICRC is dropped (rx_drop_icrc)" send badicrc 10 rx_drop_icrc
 run_ok "a reserved opcode is dropped (rx_drop_hdr)" send badop 10 rx_drop_hdr
 run_ok "IPv4 options are dropped (rx_drop_ip)" send ipopt 10 rx_drop_ip
+# Datagrams for QP1 (the MAD layer's): the wrong Q_Key or P_Key, and
+# too big for a MAD, are dropped and counted; junk MADs with the right
+# keys reach the MAD layer, which must survive them, and QP1 with it.
+run_ok "QP1: a wrong Q_Key is dropped (rx_drop_qkey)" send ud_qkey 10 rx_drop_qkey
+run_ok "QP1: a wrong P_Key is dropped (rx_drop_bad)" send ud_pkey 10 rx_drop_bad
+run_ok "QP1: more than a MAD is dropped (rx_drop_bad)" send gsi_big 10 rx_drop_bad
+run_ok "QP1: 5000 junk MADs go in" "$inject" vb "$mac" 10.99.0.2 10.99.0.1 gsi_junk 5000
+sleep 1
+ok "rdma res show qp link sx/1 | grep -q 'lqpn 1 type GSI state RTS'" \
+	"QP1 is still up after them"
+diag "junk MADs: rx_drop_no_recv $(counter rx_drop_no_recv), rx_drop_fifo $(counter rx_drop_fifo)"
+timeout 60 rping -s -a 10.99.0.1 -C 10 -V >/tmp/rping_srv.log 2>&1 &
+for _ in $(seq 50); do rdma res show cm_id | grep -q LISTEN && break; sleep 0.1; done
+run_ok "the RDMA CM still connects through QP1 (rping -V)" timeout 60 rping -c -a 10.99.0.1 -C 10 -V
+wait $!
+ok "$(($? == 0))" "... and its server ends well" || diag "$(tail -3 /tmp/rping_srv.log)"
 drops_before=$(( $(counter rx_drop_icrc) + $(counter rx_drop_hdr) + $(counter rx_drop_udp_len) ))
 run_ok "2000 random packets go in" "$inject" vb "$mac" 10.99.0.2 10.99.0.1 garbage 2000
 sleep 1

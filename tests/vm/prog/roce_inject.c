@@ -8,6 +8,12 @@
  *   badop    a reserved opcode (0x1f), correct ICRC
  *   ipopt    a good packet behind an IPv4 header with options
  *   garbage  random bytes of random length after a valid UDP header
+ * and UD SEND_ONLY datagrams to the GSI QP (QP1), correct ICRC:
+ *   ud_qkey  with a Q_Key that is not QP1's
+ *   ud_pkey  with QP1's Q_Key and a P_Key that is not the port's
+ *   gsi_big  a 1 KiB payload, more than a MAD
+ *   gsi_junk random payloads of 0..256 bytes with QP1's Q_Key, for the
+ *            MAD layer to survive
  */
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
@@ -105,6 +111,30 @@ static int transport(unsigned char *buf, unsigned char opcode)
 	return n + SROCE_ICRC_LEN;
 }
 
+#define QP1_QKEY	0x80010000u
+
+/* A UD SEND_ONLY to QP1: @paylen bytes of payload, random if @rnd. */
+static int ud(unsigned char *buf, unsigned int qkey, unsigned int pkey,
+	      int paylen, int rnd)
+{
+	struct sroce_fields f = { 0 };
+	int n, i;
+
+	f.opcode = SROCE_OPCODE(UD, SEND_ONLY);
+	f.pkey = pkey;
+	f.dqpn = SROCE_GSI_QPN;
+	f.psn = 7;
+	f.deth.qkey = qkey;
+	f.deth.sqpn = 0x4321;
+	paylen &= ~3;	/* no pad: the parser wants PadCnt to fit */
+	n = sroce_hdrs_encode(buf, 64, &f);
+	for (i = 0; i < paylen; i++)
+		buf[n + i] = rnd ? rand() : 0x01;
+	n += paylen;
+	memset(buf + n, 0, SROCE_ICRC_LEN);
+	return n + SROCE_ICRC_LEN;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char dmac[6], smac[6], l4[2048], f[2200];
@@ -151,6 +181,17 @@ int main(int argc, char **argv)
 			for (n = 0; n < l4len; n++)
 				l4[n] = rand();
 			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 0);
+		} else if (!strncmp(kind, "ud_", 3) || !strncmp(kind, "gsi_", 4)) {
+			if (!strcmp(kind, "ud_qkey"))
+				l4len = ud(l4, 0x12345678, SROCE_DEFAULT_PKEY, 256, 0);
+			else if (!strcmp(kind, "ud_pkey"))
+				l4len = ud(l4, QP1_QKEY, 0x1234, 256, 0);
+			else if (!strcmp(kind, "gsi_big"))
+				l4len = ud(l4, QP1_QKEY, SROCE_DEFAULT_PKEY, 1024, 0);
+			else
+				l4len = ud(l4, QP1_QKEY, SROCE_DEFAULT_PKEY,
+					   rand() % 257, 1);
+			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 1);
 		} else if (!strcmp(kind, "badop")) {
 			l4len = transport(l4, 0x1f);
 			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 1);

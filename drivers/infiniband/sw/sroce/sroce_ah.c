@@ -10,10 +10,11 @@
  * it up when it takes the WQE, under the table's lock, so that a handle
  * destroyed meanwhile fails the WQE instead of being read after its free.
  *
- * create_ah and destroy_ah may be called where nothing may sleep (the CM
- * answers a MAD with an AH made from its work completion), so the table
- * allocates atomically there and its lock is BH-safe: the requester takes
- * it in its section.
+ * create_ah and destroy_ah may be called where nothing may sleep, even
+ * with interrupts off: ib_cm makes and frees the AH of each MAD it sends
+ * under a lock taken with spin_lock_irq(). So the table allocates
+ * atomically there and its lock is IRQ-safe (a _bh unlock there would run
+ * softirqs, which turn interrupts back on inside the caller's section).
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -21,9 +22,20 @@
 #include "sroce_ah.h"
 #include "sroce_qp.h"
 
+/* No lookup holds @ah once this returns: they copy under the lock. */
+static void sroce_ah_erase(struct sroce_dev *sdev, struct sroce_ah *ah)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->ahs, flags);
+	__xa_erase(&sdev->ahs, ah->num);
+	xa_unlock_irqrestore(&sdev->ahs, flags);
+}
+
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata)
 {
+	unsigned long flags;
 	bool sleep = init->flags & RDMA_CREATE_AH_SLEEPABLE;
 	struct sroce_dev *sdev = to_sdev(ibah->device);
 	struct sroce_create_ah_resp resp = {};
@@ -47,16 +59,24 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = xa_alloc_cyclic_bh(&sdev->ahs, &ah->num, ah,
-				 XA_LIMIT(1, SROCE_AH_NUM_MAX), &sdev->ah_next,
-				 sleep ? GFP_KERNEL : GFP_ATOMIC);
+	if (sleep) {
+		ret = xa_alloc_cyclic_irq(&sdev->ahs, &ah->num, ah,
+					  XA_LIMIT(1, SROCE_AH_NUM_MAX),
+					  &sdev->ah_next, GFP_KERNEL);
+	} else {
+		xa_lock_irqsave(&sdev->ahs, flags);
+		ret = __xa_alloc_cyclic(&sdev->ahs, &ah->num, ah,
+					XA_LIMIT(1, SROCE_AH_NUM_MAX),
+					&sdev->ah_next, GFP_ATOMIC);
+		xa_unlock_irqrestore(&sdev->ahs, flags);
+	}
 	if (ret < 0)
 		goto err;
 	if (udata) {
 		resp.ah_num = ah->num;
 		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (ret) {
-			xa_erase_bh(&sdev->ahs, ah->num);
+			sroce_ah_erase(sdev, ah);
 			goto err;
 		}
 	}
@@ -69,10 +89,8 @@ err:
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct sroce_dev *sdev = to_sdev(ibah->device);
-	struct sroce_ah *ah = to_sah(ibah);
 
-	/* No lookup holds it once this returns: they copy under the lock. */
-	xa_erase_bh(&sdev->ahs, ah->num);
+	sroce_ah_erase(sdev, to_sah(ibah));
 	atomic_dec(&sdev->num_ah);
 	return 0;
 }

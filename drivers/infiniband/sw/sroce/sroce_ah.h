@@ -22,10 +22,10 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct sroce_ah, ibah);
 }
 
-/* The device's AH table; its lock is BH-safe (see sroce_ah.c). */
+/* The device's AH table; its lock is IRQ-safe (see sroce_ah.c). */
 static inline void sroce_ah_table_init(struct sroce_dev *sdev)
 {
-	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 }
 
 static inline void sroce_ah_table_destroy(struct sroce_dev *sdev)
@@ -46,16 +46,17 @@ int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 static inline int sroce_ah_get_av(struct sroce_dev *sdev, u32 num,
 				  struct sroce_pd *pd, struct sroce_av *av)
 {
+	unsigned long flags;
 	struct sroce_ah *ah;
 	int ret = -EINVAL;
 
-	xa_lock_bh(&sdev->ahs);
+	xa_lock_irqsave(&sdev->ahs, flags);
 	ah = xa_load(&sdev->ahs, num);
 	if (ah && ah->pd == pd) {
 		*av = ah->av;
 		ret = 0;
 	}
-	xa_unlock_bh(&sdev->ahs);
+	xa_unlock_irqrestore(&sdev->ahs, flags);
 	return ret;
 }
 

@@ -17,6 +17,10 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	struct sroce_sge *sge = (struct sroce_sge *)(w + 1);
 	u32 i, len = 0;
 
+	/* Before ud_wr(): a datagram is a SEND, anything else is not one. */
+	if (sroce_qp_is_ud(qp) && wr->opcode != IB_WR_SEND &&
+	    wr->opcode != IB_WR_SEND_WITH_IMM)
+		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;

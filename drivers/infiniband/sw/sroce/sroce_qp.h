@@ -13,6 +13,7 @@
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
+#include <linux/etherdevice.h>
 #include <linux/in6.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
@@ -241,6 +242,23 @@ struct sroce_qp {
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+/*
+ * What receive notes with a datagram, in its skb's control block, for the
+ * UD responder's completion: the responder may run long after the netdev
+ * it came in on (a VLAN's, or the local one) is gone.
+ */
+struct sroce_rx_cb {
+	u8 smac[ETH_ALEN];
+	bool vlan;
+	u16 vlan_id;
+};
+
+static inline struct sroce_rx_cb *sroce_rx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_rx_cb) > sizeof(skb->cb));
+	return (struct sroce_rx_cb *)skb->cb;
 }
 
 /* Datagram QPs: UD and the GSI QP (QP1), which is UD on the wire. */

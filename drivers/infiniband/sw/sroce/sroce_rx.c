@@ -150,6 +150,20 @@ static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6);
 }
 
+/* Who sent a datagram, on the link, while skb->dev is still ours to read. */
+static void sroce_rx_note_link(struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = sroce_rx_cb(skb);
+
+	if (skb_mac_header_was_set(skb) &&
+	    skb_mac_header_len(skb) >= ETH_HLEN)
+		ether_addr_copy(cb->smac, eth_hdr(skb)->h_source);
+	else	/* from this host (sroce_rx_local()): its own address */
+		ether_addr_copy(cb->smac, skb->dev->dev_addr);
+	cb->vlan = is_vlan_dev(skb->dev);
+	cb->vlan_id = cb->vlan ? vlan_dev_vlan_id(skb->dev) : 0;
+}
+
 /* Receive hands a packet over; called with a reference on qp. */
 static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 			   bool request)
@@ -166,7 +180,9 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	if (!sroce_qp_is_ud(qp) && !sroce_rx_from_peer(qp, skb)) {
+	if (sroce_qp_is_ud(qp)) {
+		sroce_rx_note_link(skb);
+	} else if (!sroce_rx_from_peer(qp, skb)) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
 		kfree_skb(skb);
 		return;

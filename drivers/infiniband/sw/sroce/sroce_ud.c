@@ -10,13 +10,15 @@
  * with its own, so the window never fills and no ACK timer runs.
  *
  * The responder takes a packet only if its Q_Key is the QP's and its
- * P_Key the port's, and only into a posted receive: a datagram that finds
- * none is dropped and counted (no RNR NAK on UD). The receive buffer gets
+ * P_Key the port's, and only into a posted receive that holds it: a
+ * datagram that finds none, or one too small, is dropped and counted (no
+ * RNR NAK on UD; a length error is silently dropped, responder class D
+ * of IBTA 9.9.3, so a sender cannot end a QP it may only send datagrams
+ * to) and the receive waits for the next one. The receive buffer gets
  * the 40-byte GRH area first, as IBTA 11.4.1.2 lays it out for RoCE: the
  * IPv6 header, or for IPv4 20 bytes of zeros and the IPv4 header, which is
  * where the RDMA core looks for the addresses (ib_init_ah_from_wc()).
  */
-#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <rdma/ib_addr.h>
@@ -106,23 +108,36 @@ static void sroce_ud_grh(struct sk_buff *skb, u8 *grh, u8 *net_type)
 	}
 }
 
-/* Who sent it, on the link: the CM resolves its answer's route from it. */
+/*
+ * Who sent it, on the link, as receive noted it: the CM finds the GID the
+ * datagram was sent to by its VLAN.
+ */
 static void sroce_ud_link(struct sk_buff *skb, struct sroce_cqe *cqe)
 {
-	if (skb_mac_header_was_set(skb) &&
-	    skb_mac_header_len(skb) >= ETH_HLEN)
-		ether_addr_copy(cqe->smac, eth_hdr(skb)->h_source);
-	else	/* from this host (sroce_rx_local()): our own address */
-		ether_addr_copy(cqe->smac, skb->dev->dev_addr);
-	if (is_vlan_dev(skb->dev)) {
-		cqe->vlan_id = vlan_dev_vlan_id(skb->dev);
+	const struct sroce_rx_cb *cb = sroce_rx_cb(skb);
+
+	ether_addr_copy(cqe->smac, cb->smac);
+	if (cb->vlan) {
+		cqe->vlan_id = cb->vlan_id;
 		cqe->flags |= SROCE_CQE_WITH_VLAN;
 	}
 }
 
+/* What the receive WQE taken can hold, in bytes. */
+static u64 sroce_ud_rwqe_len(struct sroce_qp *qp)
+{
+	u32 i, n = min(qp->resp.rwqe.num_sge, qp->rq_max_sge);
+	u64 len = 0;
+
+	for (i = 0; i < n; i++)
+		len += qp->resp.rsge[i].length;
+	return len;
+}
+
 /*
- * The receive WQE taken fails: its completion carries @status, and the
- * QP goes to ERR, as for any receive that completes in error.
+ * The receive WQE taken fails (a local error: its SGEs are bad): its
+ * completion carries @status, and the QP goes to ERR, as for any receive
+ * that completes in error.
  */
 static void sroce_ud_recv_fail(struct sroce_qp *qp, u8 status)
 {
@@ -176,6 +191,10 @@ static void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_ud_recv_fail(qp, IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
+	if (SROCE_GRH_LEN + pkt.pay_len > sroce_ud_rwqe_len(qp)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_LEN, 1);
+		return;
+	}
 	sroce_ud_grh(skb, grh, &cqe.network_hdr_type);
 	ret = sroce_sge_copy(sdev, qp->pd, qp->resp.rsge,
 			     qp->resp.rwqe.num_sge, 0, grh, sizeof(grh), true,
@@ -186,8 +205,7 @@ static void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb)
 				     (void *)(pkt.bth + pkt.pay_off),
 				     pkt.pay_len, true, NULL);
 	if (ret) {
-		sroce_ud_recv_fail(qp, ret == -ENOSPC ? IB_WC_LOC_LEN_ERR :
-							IB_WC_LOC_PROT_ERR);
+		sroce_ud_recv_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	cqe.wr_id = qp->resp.rwqe.wr_id;
