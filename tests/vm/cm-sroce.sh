@@ -45,14 +45,8 @@ ip route del unreachable 198.51.100.0/24
 # rdma-core's UD ping-pong, data checked (-c), polled and with events.
 for g in "$gid4" "$gid6"; do
 	for ev in "" -e; do
-		timeout 60 ibv_ud_pingpong -d "$dev" -g "${g:-0}" -s 1024 -n 200 -c $ev \
-			>/tmp/ud_srv.log 2>&1 &
-		spid=$!
-		run_ok "ibv_ud_pingpong -g $g $ev (client)" connect_retry timeout 60 \
-			ibv_ud_pingpong -d "$dev" -g "${g:-0}" -s 1024 -n 200 -c $ev 127.0.0.1
-		wait $spid
-		ok "$(($? == 0))" "ibv_ud_pingpong -g $g $ev (server)" ||
-			diag "$(tail -5 /tmp/ud_srv.log)"
+		pingpong_local "ibv_ud_pingpong -g $g $ev" \
+			ibv_ud_pingpong -d "$dev" -g "${g:-0}" -s 1024 -n 200 -c $ev
 	done
 done
 

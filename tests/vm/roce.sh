@@ -96,6 +96,21 @@ connect_retry() {
 	return 1
 }
 
+# pingpong_local NAME CMD...: a tool that takes its server's address last
+# (the ibv_*_pingpong programs, perftest) on this host: CMD as server in
+# the background, then as client to 127.0.0.1, retried until the server
+# listens; each side is one check, with the output of a side that failed.
+pingpong_local() {
+	local name=$1 spid st
+	shift
+	timeout 120 "$@" >/tmp/pp_srv.log 2>&1 &
+	spid=$!
+	run_ok "$name (client)" connect_retry timeout 120 "$@" 127.0.0.1
+	wait $spid
+	st=$?
+	ok "$((st == 0))" "$name (server)" || diag "$(tail -5 /tmp/pp_srv.log)"
+}
+
 # wait_listen PORT: an RDMA CM id listens on PORT (a server started in the
 # background is ready for its client). Fails after 10 s.
 wait_listen() {

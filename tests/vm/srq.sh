@@ -24,24 +24,13 @@ tap_merge "srq_ops IPv6" timeout 300 /usr/libexec/sroce/srq_ops "$dev" "${gid6:-
 
 # 4 QPs on one SRQ each side, 100 exchanges per QP, data checked (-c).
 for ev in "" -e; do
-	timeout 120 ibv_srq_pingpong -d "$dev" -g "${gid4:-0}" -q 4 -n 100 -c $ev \
-		>/tmp/srq_srv.log 2>&1 &
-	spid=$!
-	run_ok "ibv_srq_pingpong -q 4 $ev (client)" connect_retry timeout 120 \
-		ibv_srq_pingpong -d "$dev" -g "${gid4:-0}" -q 4 -n 100 -c $ev 127.0.0.1
-	wait $spid
-	ok "$(($? == 0))" "ibv_srq_pingpong -q 4 $ev (server)" ||
-		diag "$(tail -5 /tmp/srq_srv.log)"
+	pingpong_local "ibv_srq_pingpong -q 4 $ev" \
+		ibv_srq_pingpong -d "$dev" -g "${gid4:-0}" -q 4 -n 100 -c $ev
 done
 
 # perftest's SRQ mode: send bandwidth into an SRQ.
-timeout 120 ib_send_bw -d "$dev" -x "${gid4:-0}" --use-srq -s 4096 -n 200 -F \
-	>/tmp/srq_srv.log 2>&1 &
-spid=$!
-run_ok "ib_send_bw --use-srq (client)" connect_retry timeout 120 \
-	ib_send_bw -d "$dev" -x "${gid4:-0}" --use-srq -s 4096 -n 200 -F 127.0.0.1
-wait $spid
-ok "$(($? == 0))" "ib_send_bw --use-srq (server)" || diag "$(tail -5 /tmp/srq_srv.log)"
+pingpong_local "ib_send_bw --use-srq" \
+	ib_send_bw -d "$dev" -x "${gid4:-0}" --use-srq -s 4096 -n 200 -F
 
 is "$(rdma res show srq 2>/dev/null | grep -c "$dev")" "0" "no SRQ left"
 run_ok "rdma link delete $dev" rdma link delete "$dev"

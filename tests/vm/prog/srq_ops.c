@@ -139,21 +139,6 @@ static struct ibv_qp *make_qp(enum ibv_qp_type t, struct ibv_srq *srq)
 	return ibv_create_qp(pd, &ia);
 }
 
-static int ud_rts(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = QKEY };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 static int rc_connect(struct ibv_qp *qp, uint32_t dqpn)
 {
 	struct ibv_qp_attr a = {
@@ -283,7 +268,8 @@ int main(int argc, char **argv)
 	aa.grh.hop_limit = 64;
 	ah = ibv_create_ah(pd, &aa);
 	if (!check(a && b && c && d && ah && !rc_connect(a, b->qp_num) &&
-		   !rc_connect(b, a->qp_num) && !ud_rts(c) && !ud_rts(d),
+		   !rc_connect(b, a->qp_num) && !ud_qp_to_rts(c, QKEY) &&
+		   !ud_qp_to_rts(d, QKEY),
 		   "an RC pair and two UD QPs, one of each on the SRQ, in RTS"))
 		return tap_done();
 	check(ibv_post_recv(b, &rwr, &bad) == EINVAL,

@@ -50,4 +50,25 @@ static __attribute__((unused)) struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
+/* A UD QP from RESET to RTS on port 1 with Q_Key @qkey: 0, or -1. */
+static __attribute__((unused)) int ud_qp_to_rts(struct ibv_qp *qp,
+						unsigned int qkey)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = qkey,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				 IBV_QP_PORT | IBV_QP_QKEY))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x123;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -1 : 0;
+}
+
 #endif /* SROCE_PROG_TAP_H */

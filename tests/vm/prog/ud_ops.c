@@ -70,26 +70,6 @@ static long long counter(const char *name)
 	return v;
 }
 
-static int to_rts(struct ibv_qp *qp, uint32_t qkey)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = 1,
-		.qkey = qkey,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x123;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 static int end_make(struct end *e, struct ibv_pd *pd, uint32_t qkey)
 {
 	struct ibv_qp_init_attr ia = {
@@ -110,7 +90,7 @@ static int end_make(struct end *e, struct ibv_pd *pd, uint32_t qkey)
 	e->qp = ibv_create_qp(pd, &ia);
 	if (!e->mr || !e->qp)
 		return -1;
-	return to_rts(e->qp, qkey);
+	return ud_qp_to_rts(e->qp, qkey);
 }
 
 static void end_free(struct end *e)

@@ -81,11 +81,7 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	if (wr->num_sge > qp->sq_max_sge)
 		return -EINVAL;
 	w->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
+	sroce_sges_fill(sge, wr->sg_list, wr->num_sge);
 	return 0;
 }
 

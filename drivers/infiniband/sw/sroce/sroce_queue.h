@@ -32,22 +32,28 @@ struct sroce_queue {
 	struct sroce_mmap_entry *mmap;
 };
 
+/* A kernel consumer's SGEs, into a WQE's. */
+static inline void sroce_sges_fill(struct sroce_sge *sge,
+				   const struct ib_sge *sg, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = sg[i].addr;
+		sge[i].length = sg[i].length;
+		sge[i].lkey = sg[i].lkey;
+	}
+}
+
 /* A kernel consumer's receive work request, into a ring slot. */
 static inline int sroce_recv_wqe_fill(struct sroce_recv_wqe *w,
 				      const struct ib_recv_wr *wr, u32 max_sge)
 {
-	struct sroce_sge *sge = (struct sroce_sge *)(w + 1);
-	u32 i;
-
 	if (wr->num_sge > max_sge)
 		return -EINVAL;
 	w->wr_id = wr->wr_id;
 	w->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
+	sroce_sges_fill((struct sroce_sge *)(w + 1), wr->sg_list, wr->num_sge);
 	return 0;
 }
 
