@@ -151,12 +151,15 @@ else
 fi
 
 # The harness itself, with rdma_rxe, across two VMs; every suite on 6.1;
-# the lifecycle suite on 6.12 too.
+# on 6.12 too the lifecycle, the RDMA CM (the core's MAD, CM and AH code
+# changed since 6.1) and the namespace suites.
 vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
 for s in "${suites[@]}"; do
 	vm_suite "tests/vm/$s.sh" "$k61" "$top/build/stage"
 done
-vm_suite tests/vm/lifecycle.sh "$k612" "$top/build/stage-$k612"
+for s in lifecycle cm-sroce netns-cm; do
+	vm_suite "tests/vm/$s.sh" "$k612" "$top/build/stage-$k612"
+done
 
 echo "make check: $(( $(date +%s) - start )) s wall"
 # Each check counted once; SKIP, not built and known peer deviations apart.
