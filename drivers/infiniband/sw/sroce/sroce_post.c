@@ -171,9 +171,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_recv_wqe *w;
-	unsigned long flags;
-	int ret = 0;
+	int ret;
 
 	/* Receives go to the QP's SRQ, if it has one. */
 	if (sroce_qp_state(qp) == IB_QPS_RESET || qp->ibqp.srq) {
@@ -189,21 +187,8 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		sroce_task_kick(&qp->rq_task);
 		return 0;
 	}
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	for (; wr; wr = wr->next) {
-		w = sroce_queue_prod_slot(&qp->rq);
-		if (!w) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = sroce_recv_wqe_fill(w, wr, qp->rq_max_sge);
-		if (ret)
-			break;
-		sroce_queue_prod_publish(&qp->rq);
-	}
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (ret)
-		*bad_wr = wr;
+	ret = sroce_queue_post_recv(&qp->rq, &qp->rq_lock, qp->rq_max_sge, wr,
+				    bad_wr);
 	if (sroce_qp_state(qp) == IB_QPS_ERR)
 		sroce_post_kick(&qp->rq_task);
 	return ret;

@@ -130,3 +130,34 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	vfree(entry->buf);
 	kfree(entry);
 }
+
+/*
+ * A kernel consumer's receive work requests into a receive ring (a QP's
+ * RQ or an SRQ) whose producers @lock serializes; those before a bad one
+ * stay posted, *@bad_wr names it.
+ */
+int sroce_queue_post_recv(struct sroce_queue *q, spinlock_t *lock,
+			  u32 max_sge, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_recv_wqe *w;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(lock, flags);
+	for (; wr; wr = wr->next) {
+		w = sroce_queue_prod_slot(q);
+		if (!w) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = sroce_recv_wqe_fill(w, wr, max_sge);
+		if (ret)
+			break;
+		sroce_queue_prod_publish(q);
+	}
+	spin_unlock_irqrestore(lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}

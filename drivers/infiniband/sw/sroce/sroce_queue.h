@@ -57,6 +57,9 @@ static inline int sroce_recv_wqe_fill(struct sroce_recv_wqe *w,
 	return 0;
 }
 
+int sroce_queue_post_recv(struct sroce_queue *q, spinlock_t *lock,
+			  u32 max_sge, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
 int sroce_queue_init(struct sroce_queue *q, u32 num_entries, u32 entry_size,
 		     struct ib_ucontext *uctx);
 void sroce_queue_destroy(struct sroce_queue *q);

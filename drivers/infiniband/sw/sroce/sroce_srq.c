@@ -122,28 +122,11 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
-	struct sroce_recv_wqe *w;
-	unsigned long flags;
-	int ret = 0;
 
 	if (srq->is_user) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&srq->prod_lock, flags);
-	for (; wr; wr = wr->next) {
-		w = sroce_queue_prod_slot(&srq->rq);
-		if (!w) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = sroce_recv_wqe_fill(w, wr, srq->max_sge);
-		if (ret)
-			break;
-		sroce_queue_prod_publish(&srq->rq);
-	}
-	spin_unlock_irqrestore(&srq->prod_lock, flags);
-	if (ret)
-		*bad_wr = wr;
-	return ret;
+	return sroce_queue_post_recv(&srq->rq, &srq->prod_lock, srq->max_sge,
+				     wr, bad_wr);
 }
