@@ -46,6 +46,22 @@ checkpatch() {
 		include/uapi/rdma/sroce-abi.h tests/kmod/*.c
 }
 
+# failures OUT: each "not ok" line of a suite's console, and for a real
+# failure (not a TODO) the diagnostics under it, so the CI log says why a
+# check failed; a two-VM console's lines are followed per host.
+failures() {
+	awk '{
+		h = ""; l = $0
+		if (match(l, /^\[h[12]\] /)) { h = substr(l, 1, RLENGTH); l = substr(l, RLENGTH + 1) }
+		if (l ~ /^not ok/) {
+			print "#   " h l
+			left[h] = (l ~ /#[ \t]*[Tt][Oo][Dd][Oo]/) ? 0 : 25
+		} else if (left[h] > 0) {
+			if (l ~ /^#/) { print "#     " h l; left[h]-- } else left[h] = 0
+		}
+	}' "$1"
+}
+
 # vm_suite FILE KVER STAGE [two]: one VM boot (two VMs joined by a link
 # for *.two.sh or with "two") runs the suite.
 vm_suite() {
@@ -62,7 +78,7 @@ vm_suite() {
 		--log "$res/vm-$name.log" "$t" > "$out" 2>&1 || st=$?
 	grep -E '^(\[h[12]\] )?(not )?ok ' "$out" |
 		sed -E 's/^\[h[12]\] //' > "$res/vm-$name.tap" || true
-	grep -E '^not ok' "$res/vm-$name.tap" | sed 's/^/#   /' || true
+	failures "$out"
 	# One more result for the VM run itself: it fails for what no check
 	# of the suite counted (a dirty dmesg, a crash, a timeout, a suite
 	# that stopped early), not again for a check that failed.

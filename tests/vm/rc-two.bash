@@ -37,41 +37,44 @@ rc_two_both() {
 	rc_two_run 2 "$@"
 }
 
-# cm_retry CMD...: run an RDMA CM client until its server listens (a
-# connection request to a port nobody listens on is rejected; a UD one,
-# SIDR, comes back "unreachable" with status 1, IB_SIDR_UNSUPPORTED); any
-# other failure ends it at once, with its output.
-cm_retry() {
-	local i out
-	for i in $(seq 60); do
-		out=$("$@" 2>&1) && { echo "$out"; return 0; }
-		if ! grep -qi "reject\|refused\|unable to perform rdma_client\|couldn't connect\|UNREACHABLE, error: 1$" <<< "$out"; then
-			echo "$out"
-			return 1
-		fi
-		sleep 1
-	done
-	echo "$out"
-	return 1
-}
-
-# cm_two_both DESC SERVER CLIENT: an RDMA CM program, host 1 serving, then
-# host 2. In the command lines @PORT@ is the case's port, @ME@ the
-# server's address, @PEER@ (the client's) the server's.
+# cm_two_both DESC SERVER CLIENT [LISTEN_PORT]: an RDMA CM program, host
+# 1 serving, then host 2. In the command lines @PORT@ is the case's port,
+# @ME@ the server's address, @PEER@ (the client's) the server's; the
+# server listens on the case's port, or on LISTEN_PORT (a program with a
+# fixed one). The client starts only once its server listens: a request
+# that finds no listener is rejected, and a client of several
+# connections that gives up after one rejection leaves the server
+# waiting for ever on another that was accepted. So the server's host
+# tells the client's, over TCP (peer_ready), when its CM id listens.
 cm_two_both() {
-	local desc=$1 srv=$2 cli=$3 server port me
+	local desc=$1 srv=$2 cli=$3 server port lport ready spid st cmd
 	for server in 1 2; do
 		port=$rc_two_port
 		rc_two_port=$((rc_two_port + 1))
+		lport=${4:-$port}
+		ready=$((port + 10000))
 		link_alive "$SROCE_PEER_IP4" ||
 			bail_out "the link to $SROCE_PEER_IP4 is dead before \"$desc\""
 		if [ "$SROCE_HOST" = "$server" ]; then
-			me=${srv//@PORT@/$port}
-			run_ok "$desc (server, $rc_two_me)" timeout 150 bash -c "${me//@ME@/$SROCE_IP4}"
+			cmd=${srv//@PORT@/$port}
+			timeout 150 bash -c "${cmd//@ME@/$SROCE_IP4}" >/tmp/cm_two_srv.log 2>&1 &
+			spid=$!
+			if wait_listen "$lport" 30; then
+				timeout 150 nc -l -p "$ready" </dev/null >/dev/null 2>&1 ||
+					diag "$desc: the client's host never asked whether port $lport listens"
+			else
+				diag "$desc: nothing listens on port $lport after 30 s"
+			fi
+			wait $spid
+			st=$?
+			ok "$((st == 0))" "$desc (server, $rc_two_me)" ||
+				diag "$(tail -n 20 /tmp/cm_two_srv.log)"
 		else
-			me=${cli//@PORT@/$port}
+			peer_ready "$SROCE_PEER_IP4" "$ready" 150 ||
+				diag "$desc: the server's host never said it listens"
+			cmd=${cli//@PORT@/$port}
 			run_ok "$desc (client, $rc_two_me)" \
-				cm_retry timeout 120 bash -c "${me//@PEER@/$SROCE_PEER_IP4}"
+				timeout 120 bash -c "${cmd//@PEER@/$SROCE_PEER_IP4}"
 		fi
 	done
 }
@@ -103,9 +106,9 @@ rc_two_cm() {
 	[ -n "$lossy" ] && return
 	rc_two_both "ibv_ud_pingpong -c" ibv_ud_pingpong -d "$dev" -g "$gid4" -s 1024 -n 100 -c
 	rc_two_both "ibv_srq_pingpong -q 4 -c" ibv_srq_pingpong -d "$dev" -g "$gid4" -q 4 -n 50 -c
-	# udaddy takes no port: one server at a time on its 7174.
+	# udaddy takes no port: it listens on 7174.
 	cm_two_both "udaddy 2 connections" "udaddy -b @ME@ -c 2 -C 20" \
-		"udaddy -s @PEER@ -c 2 -C 20"
+		"udaddy -s @PEER@ -c 2 -C 20" 7174
 	cm_two_both "ib_send_bw -c UD -R" "ib_send_bw -d $dev -c UD -R -F -n 100 -p @PORT@" \
 		"ib_send_bw -d $dev -c UD -R -F -n 100 -p @PORT@ @PEER@"
 }

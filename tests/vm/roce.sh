@@ -111,13 +111,27 @@ pingpong_local() {
 	ok "$((st == 0))" "$name (server)" || diag "$(tail -5 /tmp/pp_srv.log)"
 }
 
-# wait_listen PORT: an RDMA CM id listens on PORT (a server started in the
-# background is ready for its client). Fails after 10 s.
+# wait_listen PORT [SECONDS [NETNS]]: an RDMA CM id listens on PORT (a
+# server started in the background is ready for its client), in NETNS if
+# given. Fails after SECONDS (10).
 wait_listen() {
-	for _ in $(seq 100); do
-		rdma res show cm_id 2>/dev/null | grep "state LISTEN" |
+	local i ns=()
+	[ -z "${3:-}" ] || ns=(ip netns exec "$3")
+	for i in $(seq $((${2:-10} * 10))); do
+		"${ns[@]}" rdma res show cm_id 2>/dev/null | grep "state LISTEN" |
 			grep -q ":$1 " && return 0
 		sleep 0.1
+	done
+	return 1
+}
+
+# peer_ready PEER PORT SECONDS: the peer's host said its server is ready
+# by accepting one TCP connection on PORT (nc -l); waits up to SECONDS.
+peer_ready() {
+	local i
+	for i in $(seq $(($3 * 4))); do
+		nc -w 2 "$1" "$2" </dev/null >/dev/null 2>&1 && return 0
+		sleep 0.25
 	done
 	return 1
 }
