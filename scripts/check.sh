@@ -149,10 +149,10 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 # failure: a new suite must be listed to run.
 suites=(
 	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
-	kverbs-rxe ring-scribble doorbell-stress two-devices netns-move netns-cm
-	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two
+	kverbs-rxe ring-scribble doorbell-stress two-devices netns-move netns-cm nvmeof
+	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
 )
-helpers=(lib.sh roce.sh kverbs.bash rc-two.bash harness-selftest.sh
+helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash harness-selftest.sh
 	bench-guest.sh bench-loss-guest.sh profile-guest.sh)
 unlisted=()
 for t in tests/vm/*.sh tests/vm/*.bash; do
@@ -168,12 +168,12 @@ fi
 
 # The harness itself, with rdma_rxe, across two VMs; every suite on 6.1;
 # on 6.12 too the lifecycle, the RDMA CM (the core's MAD, CM and AH code
-# changed since 6.1) and the namespace suites.
+# changed since 6.1), the namespace and the NVMe over Fabrics suites.
 vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
 for s in "${suites[@]}"; do
 	vm_suite "tests/vm/$s.sh" "$k61" "$top/build/stage"
 done
-for s in lifecycle cm-sroce netns-cm; do
+for s in lifecycle cm-sroce netns-cm nvmeof; do
 	vm_suite "tests/vm/$s.sh" "$k612" "$top/build/stage-$k612"
 done
 

@@ -25,17 +25,20 @@ fi
 # own applets instead of the real tools.
 PROG_PKGS=(bash coreutils findutils grep sed mawk diffutils gzip procps
 	util-linux kmod iproute2 iputils-ping ethtool tcpdump strace
-	rdma-core ibverbs-utils rdmacm-utils perftest iperf3 linux-perf)
+	rdma-core ibverbs-utils rdmacm-utils perftest iperf3 linux-perf
+	fio nvme-cli)
 # iperf3 and perf serve `make bench` (TCP on the same link) and `make
 # profile` (perf record -a -g in the guest); linux-perf's /usr/bin/perf is
-# the 6.1 tool itself, which also reads the 6.12 kernel's samples.
+# the 6.1 tool itself, which also reads the 6.12 kernel's samples. fio and
+# nvme-cli drive the NVMe over Fabrics suites.
 # Packages that are only needed for some tools are allowed to be absent.
 OPT_PKGS=(iputils-ping)
 
 # Modules the suites rely on; dependencies are resolved below.
 MODULES=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm rdma_rxe
 	virtio_pci virtio_net virtio_blk veth 8021q bonding tun dummy sch_netem
-	udp_tunnel ip6_udp_tunnel ipv6 af_packet)
+	udp_tunnel ip6_udp_tunnel ipv6 af_packet
+	nvmet nvmet-rdma nvme-rdma brd null_blk)
 # The crc32/crc32c implementations rxe's ICRC may ask for by crypto name,
 # and a few that may be built in or absent depending on the kernel.
 OPT_MODULES=(crc32_generic crc32c_generic crc32-pclmul crc32c-intel

@@ -60,7 +60,7 @@ cm_two_both() {
 			timeout 150 bash -c "${cmd//@ME@/$SROCE_IP4}" >/tmp/cm_two_srv.log 2>&1 &
 			spid=$!
 			if wait_listen "$lport" 30; then
-				timeout 150 nc -l -p "$ready" </dev/null >/dev/null 2>&1 ||
+				tell_peer "$ready" 150 ||
 					diag "$desc: the client's host never asked whether port $lport listens"
 			else
 				diag "$desc: nothing listens on port $lport after 30 s"

@@ -115,9 +115,9 @@ pingpong_local() {
 # server started in the background is ready for its client), in NETNS if
 # given. Fails after SECONDS (10).
 wait_listen() {
-	local i ns=()
+	local ns=()
 	[ -z "${3:-}" ] || ns=(ip netns exec "$3")
-	for i in $(seq $((${2:-10} * 10))); do
+	for _ in $(seq $((${2:-10} * 10))); do
 		"${ns[@]}" rdma res show cm_id 2>/dev/null | grep "state LISTEN" |
 			grep -q ":$1 " && return 0
 		sleep 0.1
@@ -125,11 +125,17 @@ wait_listen() {
 	return 1
 }
 
+# tell_peer PORT SECONDS: say to the peer's host that this one is ready
+# (peer_ready there returns) by accepting one TCP connection on PORT;
+# waits up to SECONDS for it.
+tell_peer() {
+	timeout "$2" nc -l -p "$1" </dev/null >/dev/null 2>&1
+}
+
 # peer_ready PEER PORT SECONDS: the peer's host said its server is ready
 # by accepting one TCP connection on PORT (nc -l); waits up to SECONDS.
 peer_ready() {
-	local i
-	for i in $(seq $(($3 * 4))); do
+	for _ in $(seq $(($3 * 4))); do
 		nc -w 2 "$1" "$2" </dev/null >/dev/null 2>&1 && return 0
 		sleep 0.25
 	done
