@@ -57,6 +57,8 @@ struct rc_op {
 	struct ib_cqe cqe;
 	struct ib_wc wc;
 	bool done;
+	/* For a pair whose CQs the core polls (pair 5). */
+	struct completion comp;
 };
 
 struct rc_buf {
@@ -138,20 +140,33 @@ static void rc_op_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	op->wc = *wc;
 	op->done = true;
+	complete(&op->comp);
 }
 
 static void rc_op_init(struct rc_op *op)
 {
 	memset(op, 0, sizeof(*op));
 	op->cqe.done = rc_op_done;
+	init_completion(&op->comp);
 }
 
-/* Poll both CQs until @op completes or the deadline passes. */
+/*
+ * Poll both CQs until @op completes or the deadline passes; on a pair
+ * whose CQs the core polls, wait for the completion the way a ULP does.
+ */
 static int rc_wait(struct rc_ctx *c, struct rc_op *op)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
 	int n;
 
+	if (c->scq->poll_ctx != IB_POLL_DIRECT) {
+		if (wait_for_completion_timeout(&op->comp,
+						msecs_to_jiffies(wait_ms)))
+			return 0;
+		pr_info("# no completion within %u ms: stopping\n", wait_ms);
+		c->dead = true;
+		return -ETIMEDOUT;
+	}
 	while (!op->done) {
 		n = ib_process_cq_direct(c->scq, RC_CQE);
 		n += ib_process_cq_direct(c->rcq, RC_CQE);
@@ -393,15 +408,17 @@ static bool rc_qp_ready(struct ib_qp *qp)
 }
 
 /* CQs and two RC QPs on @pd, connected to each other. */
-static void rc_pair_up(struct rc_ctx *c, struct ib_pd *pd, const char *name)
+static void rc_pair_up_polled(struct rc_ctx *c, struct ib_pd *pd,
+			      const char *name, enum ib_poll_context poll,
+			      enum ib_sig_type sig)
 {
 	struct ib_qp_init_attr init = {};
 	bool pass = false;
 	int i;
 
 	c->pd = pd;
-	c->scq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, IB_POLL_DIRECT);
-	c->rcq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, IB_POLL_DIRECT);
+	c->scq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, poll);
+	c->rcq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, poll);
 	if (IS_ERR(c->scq) || IS_ERR(c->rcq)) {
 		pr_info("# ib_alloc_cq: %ld %ld\n", PTR_ERR(c->scq),
 			PTR_ERR(c->rcq));
@@ -414,7 +431,7 @@ static void rc_pair_up(struct rc_ctx *c, struct ib_pd *pd, const char *name)
 	init.cap.max_recv_wr = RC_DEPTH;
 	init.cap.max_send_sge = 1;
 	init.cap.max_recv_sge = 1;
-	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.sq_sig_type = sig;
 	init.qp_type = IB_QPT_RC;
 	for (i = 0; i < 2; i++) {
 		c->qp[i] = ib_create_qp(pd, &init);
@@ -434,6 +451,12 @@ out:
 		  "%s: CQs and RC QPs %u <-> %u in RTS over GID %d (%pI6), path MTU 1024",
 		  name, c->qp[0] ? c->qp[0]->qp_num : 0,
 		  c->qp[1] ? c->qp[1]->qp_num : 0, c->gid_index, c->gid.raw);
+}
+
+/* A pair whose CQs this module polls, every WR signaled. */
+static void rc_pair_up(struct rc_ctx *c, struct ib_pd *pd, const char *name)
+{
+	rc_pair_up_polled(c, pd, name, IB_POLL_DIRECT, IB_SIGNAL_ALL_WR);
 }
 
 /*
@@ -1117,6 +1140,120 @@ static void rc_check_inv_stream(struct rc_ctx *c, bool send_inv)
 		  "no byte lands in the FRMR after the completion");
 }
 
+/* An FRMR over the one DMA-mapped page entry @sg, unregistered yet. */
+static struct ib_mr *rc_chain_mr(struct rc_ctx *c, struct scatterlist *sg)
+{
+	struct ib_mr *mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, 1);
+
+	if (IS_ERR(mr)) {
+		pr_info("# ib_alloc_mr: %ld\n", PTR_ERR(mr));
+		return NULL;
+	}
+	if (ib_map_mr_sg(mr, sg, 1, NULL, PAGE_SIZE) != 1) {
+		pr_info("# ib_map_mr_sg of one entry failed\n");
+		ib_dereg_mr(mr);
+		return NULL;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	return mr;
+}
+
+/* An RDMA WRITE from qp[1] of 64 bytes into @mr: its completion status. */
+static int rc_chain_write(struct rc_ctx *c, struct ib_mr *mr)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.remote_addr = mr->iova,
+		.rkey = mr->rkey,
+	};
+
+	if (rc_exec(c, 1, &c->rop[0], &wr.wr, &c->tx, 0, 64))
+		return -1;
+	return c->rop[0].wc.status;
+}
+
+/*
+ * What xprtrdma posts, on a pair whose CQs the core polls and whose WRs
+ * are signaled only on request: two REG_MRs and a SEND in one
+ * ib_post_send(), only the SEND signaled; later two LOCAL_INVs in one
+ * call, only the last signaled, waited for uninterruptibly. Each chain
+ * must complete on its own, with no other traffic to push it along.
+ */
+static void rc_check_chains(struct rc_ctx *c)
+{
+	struct ib_mr *mr[2] = {
+		rc_chain_mr(c, &c->sg[0]), rc_chain_mr(c, &c->sg[1])
+	};
+	struct ib_reg_wr reg[2] = {};
+	struct ib_send_wr inv[2] = {}, send = { .opcode = IB_WR_SEND };
+	struct ib_sge sge = {
+		.addr = c->tx.dma, .length = 256, .lkey = c->pd->local_dma_lkey,
+	};
+	bool pass = false;
+	int i, st[2];
+
+	if (!mr[0] || !mr[1])
+		goto out;
+	for (i = 0; i < 2; i++) {
+		reg[i].wr.opcode = IB_WR_REG_MR;
+		reg[i].wr.next = i ? &send : &reg[1].wr;
+		reg[i].mr = mr[i];
+		reg[i].key = mr[i]->rkey;
+		reg[i].access = RC_MR_ACCESS;
+	}
+	rc_op_init(&c->sop);
+	send.wr_cqe = &c->sop.cqe;
+	send.send_flags = IB_SEND_SIGNALED;
+	send.sg_list = &sge;
+	send.num_sge = 1;
+	if (rc_post_recv(c, 1, RC_BUF) ||
+	    ib_post_send(c->qp[0], &reg[0].wr, NULL) ||
+	    rc_wait(c, &c->sop) || rc_wait(c, &c->rop[1]))
+		goto out;
+	pass = rc_op_is(&c->sop, "SEND after two REG_MRs", IB_WC_SUCCESS,
+			IB_WC_SEND) &&
+	       rc_op_is(&c->rop[1], "RECV", IB_WC_SUCCESS, IB_WC_RECV);
+	st[0] = pass ? rc_chain_write(c, mr[0]) : -1;
+	st[1] = st[0] == IB_WC_SUCCESS ? rc_chain_write(c, mr[1]) : -1;
+	if (pass && (st[0] != IB_WC_SUCCESS || st[1] != IB_WC_SUCCESS)) {
+		pr_info("# WRITEs into the two MRs: status %d %d\n", st[0], st[1]);
+		pass = false;
+	}
+out:
+	rc_report(c, pass,
+		  "pair 5: REG_MR, REG_MR, SEND in one post, only the SEND signaled: it completes and both MRs take WRITEs");
+	if (!pass || !rc_up(c))
+		goto free;
+
+	pass = false;
+	for (i = 0; i < 2; i++) {
+		inv[i].opcode = IB_WR_LOCAL_INV;
+		inv[i].ex.invalidate_rkey = mr[i]->rkey;
+		inv[i].next = i ? NULL : &inv[1];
+	}
+	rc_op_init(&c->lop);
+	inv[1].wr_cqe = &c->lop.cqe;
+	inv[1].send_flags = IB_SEND_SIGNALED;
+	if (ib_post_send(c->qp[0], &inv[0], NULL) || rc_wait(c, &c->lop))
+		goto report;
+	pass = rc_op_is(&c->lop, "the last of two LOCAL_INVs", IB_WC_SUCCESS,
+			IB_WC_LOCAL_INV);
+	/* The first one, unsignaled, was done too: its rkey is refused. */
+	st[0] = pass ? rc_chain_write(c, mr[0]) : -1;
+	if (pass && st[0] != IB_WC_REM_ACCESS_ERR) {
+		pr_info("# WRITE into the first invalidated MR: status %d\n",
+			st[0]);
+		pass = false;
+	}
+report:
+	rc_report(c, pass,
+		  "pair 5: LOCAL_INV, LOCAL_INV in one post, only the last signaled: it completes and the first rkey is refused");
+free:
+	for (i = 0; i < 2; i++)
+		if (mr[i])
+			ib_dereg_mr(mr[i]);
+}
+
 static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 {
 	struct ib_pd *gpd;
@@ -1176,6 +1313,17 @@ static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 		}
 	}
 	rc_pair_down(c, "pair 4");
+	if (c->dead)
+		return;
+
+	/*
+	 * Pair 5: xprtrdma's chains of registration and invalidation,
+	 * waited for as it does (the FRMR's pages are mapped by now).
+	 */
+	rc_pair_up_polled(c, pd, "pair 5", IB_POLL_WORKQUEUE, IB_SIGNAL_REQ_WR);
+	if (rc_up(c) && c->sg_mapped)
+		rc_check_chains(c);
+	rc_pair_down(c, "pair 5");
 	if (c->dead)
 		return;
 

@@ -353,6 +353,21 @@ static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
 	return true;
 }
 
+/*
+ * Has every WQE before req.cur completed? Retired ones have; the rest
+ * may be done but not retired yet (retirement comes at the end of a run):
+ * a REG_MR the requester itself just did, for one.
+ */
+static bool sroce_req_all_done(struct sroce_qp *qp)
+{
+	u32 i;
+
+	for (i = qp->comp.head; i != qp->req.cur; i++)
+		if (sroce_swqe(qp, i)->state != SROCE_SWQE_DONE)
+			return false;
+	return true;
+}
+
 /* May @s start now? Fences, the read limit and the PSN window say. */
 static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 {
@@ -362,9 +377,12 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 	/*
 	 * REG_MR and LOCAL_INV wait until everything before them completed:
 	 * a resend of an earlier WQE may still read the memory they change.
+	 * Done is enough: waiting for retirement would stall the second of
+	 * two in a row (xprtrdma's chains), as nothing runs the requester
+	 * again once this run retires the first.
 	 */
 	if (s->h.opcode == IB_WR_REG_MR || s->h.opcode == IB_WR_LOCAL_INV)
-		return qp->comp.head == qp->req.cur;
+		return sroce_req_all_done(qp);
 
 	if ((s->h.send_flags & IB_SEND_FENCE) || rd) {
 		u32 n = sroce_sq_rd_inflight(qp);
