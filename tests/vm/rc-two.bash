@@ -183,7 +183,13 @@ rc_two_main() {
 	rc_two_both "ib_read_bw 64 KiB" ib_read_bw -d "$dev" -x "$gid4" -s 65536 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_both "ib_atomic_bw" ib_atomic_bw -d "$dev" -x "$gid4" -n 50 -F ${qpt:+-u $qpt}
 	rc_two_both "ib_send_lat 2 B" ib_send_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F ${qpt:+-u $qpt}
-	rc_two_both "ib_write_lat 2 B" ib_write_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F ${qpt:+-u $qpt}
+	# ib_write_lat (perftest 4.5, upstream too) has no closing handshake,
+	# unlike the other perftest tools: each side waits for the ACK of its
+	# last WRITE, and if that ACK is lost, the peer, done already, has
+	# destroyed its QP before the retransmission arrives: RETRY_EXC_ERR,
+	# rightly (CI saw it on sroce and on rdma_rxe). Not on a lossy link.
+	[ -n "$netem" ] ||
+		rc_two_both "ib_write_lat 2 B" ib_write_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F
 	rc_two_both "ib_read_lat 2 B" ib_read_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_both "ib_write_bw 64 KiB IPv6" ib_write_bw -d "$dev" -x "$gid6" -s 65536 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_cm "$dev" "$gid4" ${netem:+lossy}
