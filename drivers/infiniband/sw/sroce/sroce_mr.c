@@ -603,8 +603,11 @@ out:
  * sroce_mr_inv_begin - invalidate a fast-reg key (LOCAL_INV, SEND_WITH_INV)
  * @sdev: the device
  * @pd: the PD of the invalidating QP
- * @key: the key; only a valid fast-reg MR of @pd whose key is exactly this
- *	 can be invalidated, user and DMA MRs cannot
+ * @key: the key; only a fast-reg MR of @pd whose key is exactly this can
+ *	 be invalidated, user and DMA MRs cannot. An MR already invalid
+ *	 under this key is invalidated again without error, as on rdma_rxe
+ *	 and hardware: xprtrdma does it when a reply that invalidated the MR
+ *	 remotely races the end of its RPC.
  * @mrp: with -EINPROGRESS, the MR, referenced, for sroce_mr_inv_finish()
  *
  * Every later check of @key fails. Returns 0 when no copy that passed the
@@ -638,6 +641,13 @@ int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
 				ret = -EINPROGRESS;
 			else
 				WRITE_ONCE(mr->inv_pending, false);
+		} else if (mr->attr.key == key &&
+			   mr->attr.state == SROCE_MR_INVALID) {
+			/*
+			 * Invalid already. If the copies of the first
+			 * invalidation still run, this one waits for them too.
+			 */
+			ret = mr->inv_pending ? -EINPROGRESS : 0;
 		}
 		spin_unlock_bh(&mr->lock);
 	}
