@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # `make bench`: the perftest matrix on rdma_rxe and on sroce in one VM
 # boot (tests/vm/bench-guest.sh), then TCP, rdma_rxe and sroce on one
-# link between two VMs, clean and under loss (tests/vm/bench-loss-guest.sh).
+# link between two VMs, clean and under loss (tests/vm/bench-loss-guest.sh),
+# then the kernel ULPs (NVMe over Fabrics, NFS over RDMA, RDS) on rdma_rxe
+# and on sroce in one VM boot (tests/vm/bench-ulp-guest.sh).
 # Every figure is the median of BENCH_RUNS runs from the same boot. Prints
-# two tables and writes them to build/bench.txt. Absolute TCG figures mean
+# three tables and writes them to build/bench.txt. Absolute TCG figures mean
 # little; the ratios from one boot are the measure. For latency, lower is
 # better, so the ratio printed is rxe/sroce (above 1: sroce is faster)
 # like the others.
 # Environment: BENCH_ITERS (one-host perftest iterations, 1000; the
 # latency tests make ten times as many),
 # BENCH_LOSS_ITERS (64 KiB writes per two-VM run, 300), BENCH_RUNS (3),
-# BENCH_TCP_SECS (iperf3 seconds, 5), BENCH_TIMEOUT (per boot, 1800),
-# BENCH_ONLY (one or two: run one half and keep the other's last log;
-# report: only print the tables of the last logs), PROFILE=1 (then
+# BENCH_TCP_SECS (iperf3 seconds, 5), BENCH_ULP_SECS (each ULP fio run, 6),
+# BENCH_TIMEOUT (per boot, 1800), BENCH_ONLY (one, two or ulp: run that
+# boot and keep the others' last logs; report: only print the tables of
+# the last logs), PROFILE=1 (then
 # scripts/profile.sh), SROCE_VM_SLUB_DEBUG (scripts/vm-run.sh).
 #
 # The guests run without SLUB debugging unless SROCE_VM_SLUB_DEBUG asks
@@ -32,25 +35,34 @@ iters=${BENCH_ITERS:-1000}
 liters=${BENCH_LOSS_ITERS:-300}
 runs=${BENCH_RUNS:-3}
 secs=${BENCH_TCP_SECS:-5}
+usecs=${BENCH_ULP_SECS:-6}
 tmo=${BENCH_TIMEOUT:-1800}
 only=${BENCH_ONLY:-}
 mkdir -p "$top/build"
 
+# boot_on BOOT: this call makes BOOT (one, two or ulp).
+boot_on() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 t0=$(date +%s)
-[ "$only" = two ] || [ "$only" = report ] || rm -f "$log"
-[ "$only" = one ] || [ "$only" = report ] || rm -f "$log.loss" "$log.loss.h1" "$log.loss.h2"
-if [ "$only" != two ] && [ "$only" != report ]; then
+boot_on one && rm -f "$log"
+boot_on two && rm -f "$log.loss" "$log.loss.h1" "$log.loss.h2"
+boot_on ulp && rm -f "$log.ulp"
+if boot_on one; then
 	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log" "$top/tests/vm/bench-guest.sh" \
 		"$iters" "$runs" > /dev/null || echo "bench: the one-host run failed (see $log)" >&2
 fi
 t1=$(date +%s)
 # Goodput under loss: two VMs, netem on both links (the client is host 2).
-if [ "$only" != one ] && [ "$only" != report ]; then
+if boot_on two; then
 	"$top/scripts/vm-run.sh" --two --timeout "$tmo" --log "$log.loss" \
 		"$top/tests/vm/bench-loss-guest.sh" "$liters" "$runs" "$secs" > /dev/null ||
 		echo "bench: the two-VM run failed (see $log.loss.h1 and .h2)" >&2
 fi
 t2=$(date +%s)
+if boot_on ulp; then
+	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log.ulp" "$top/tests/vm/bench-ulp-guest.sh" \
+		"$runs" "$usecs" > /dev/null || echo "bench: the ULP run failed (see $log.ulp)" >&2
+fi
+t3=$(date +%s)
 # The parameters of the runs whose logs are tabulated (a report-only call
 # or one half keeps the other half's from its run).
 params=$top/build/bench.params
@@ -58,13 +70,15 @@ if [ "$only" = report ] && [ -f "$params" ]; then
 	# shellcheck disable=SC1090
 	. "$params"
 else
-	[ "$only" = two ] && [ -f "$params" ] && iters=$(sed -n 's/^iters=//p' "$params")
-	[ "$only" = one ] && [ -f "$params" ] && eval "$(grep -E '^(liters|secs)=' "$params")"
-	printf 'iters=%s\nliters=%s\nruns=%s\nsecs=%s\n' "$iters" "$liters" "$runs" "$secs" > "$params"
+	[ "$only" = two ] && [ -f "$params" ] && eval "$(grep -E '^(iters|usecs)=' "$params")"
+	[ "$only" = one ] && [ -f "$params" ] && eval "$(grep -E '^(liters|secs|usecs)=' "$params")"
+	[ "$only" = ulp ] && [ -f "$params" ] && eval "$(grep -E '^(iters|liters|secs)=' "$params")"
+	printf 'iters=%s\nliters=%s\nruns=%s\nsecs=%s\nusecs=%s\n' "$iters" "$liters" "$runs" \
+		"$secs" "$usecs" > "$params"
 fi
 # Either half may be missing (one half asked for, or a boot failed): the
 # other still makes its table.
-for f in "$log" "$log.loss.h2"; do
+for f in "$log" "$log.loss.h2" "$log.ulp"; do
 	[ ! -f "$f" ] || grep -a '^BENCH ' "$f" || true
 done > "$raw"
 [ -s "$raw" ] || {
@@ -102,7 +116,7 @@ medians > "$raw.median"
 	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each ($((iters * 10)) for latency)"
 	echo "(slab debugging: ${SROCE_VM_SLUB_DEBUG:-off}; sroce: its same-host path, no ICRC)"
 	awk '
-	$2 ~ /_loss/ { next }
+	$2 ~ /_loss/ || $2 ~ /^(nvme|nfs|rds)_/ { next }
 	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
 	  if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
 	END {
@@ -146,8 +160,30 @@ medians > "$raw.median"
 		}
 	}' "$raw.median"
 	echo
+	echo "Kernel ULPs, one VM (-smp 2), target and host on this host: median of $runs runs;"
+	echo "fio ${usecs}s per figure on nvme-rdma (brd namespace), dd 64 MiB O_DIRECT on NFSv4.2"
+	echo "over RDMA, rds_test bulk (64 B x 20000, 64 KiB x 400)"
+	awk '
+	$2 !~ /^(nvme|nfs|rds)_/ { next }
+	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
+	  if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+	END {
+		printf "%-18s %12s %12s %8s  %-6s %s\n", "test", "rxe", "sroce", "ratio", "unit", "runs"
+		for (i = 0; i < n; i++) {
+			t = order[i]; r = v["rxe", t]; s = v["sroce", t]
+			ratio = "n/a"
+			if (r ~ /^[0-9.]+$/ && s ~ /^[0-9.]+$/ && r > 0 && s > 0)
+				ratio = sprintf("%.2f", s / r)
+			printf "%-18s %12s %12s %8s  %-6s %s %s\n", t, r, s, ratio, u[t], nn["rxe", t], nn["sroce", t]
+		}
+		for (k in why) {
+			split(k, p, SUBSEP)
+			printf "  %s %s did not run: %s\n", p[1], p[2], why[k]
+		}
+	}' "$raw.median"
+	echo
 	[ "$only" = report ] ||
-		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs $((t2 - t1)) s)"
+		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs $((t2 - t1)) s, ULPs $((t3 - t2)) s)"
 	echo "(raw figures, one line per run: $raw)"
 } | tee "$out"
 echo "(written to $out; ratio > 1 means sroce is better)"

@@ -150,10 +150,11 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 suites=(
 	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
 	kverbs-rxe ring-scribble doorbell-stress two-devices netns-move netns-cm nvmeof
+	rds nfs-rdma iser
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
 )
 helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash harness-selftest.sh
-	bench-guest.sh bench-loss-guest.sh profile-guest.sh)
+	bench-guest.sh bench-loss-guest.sh bench-ulp-guest.sh profile-guest.sh)
 unlisted=()
 for t in tests/vm/*.sh tests/vm/*.bash; do
 	b=$(basename "$t")

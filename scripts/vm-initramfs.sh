@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# vm-initramfs.sh KVER OUT.cpio.gz
+# vm-initramfs.sh KVER OUT.cpio.gz [base|ulp]
 # Build the base initramfs of the test VM from the host's own files: the
 # userspace tools and every library they load, the provider libraries, and
 # the kernel modules of KVER with their dependencies. It does not change from
 # run to run, so it is cached; the per-run files come in a second archive
-# (vm-overlay.sh) that the kernel unpacks on top.
+# (vm-overlay.sh) that the kernel unpacks on top. The ulp flavour adds the
+# kernel ULPs' modules and tools (twice the size: only their suites pay
+# for it).
 set -euo pipefail
 
 die() { echo "vm-initramfs: $*" >&2; exit 1; }
-[ $# -eq 2 ] || die "usage: vm-initramfs.sh KVER OUT.cpio.gz"
-kver=$1 out=$2
+[ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: vm-initramfs.sh KVER OUT.cpio.gz [base|ulp]"
+kver=$1 out=$2 flavour=${3:-base}
 here=$(cd "$(dirname "$0")" && pwd)
 init=$here/vm-init.sh
 moddir=/lib/modules/$kver
@@ -25,20 +27,25 @@ fi
 # own applets instead of the real tools.
 PROG_PKGS=(bash coreutils findutils grep sed mawk diffutils gzip procps
 	util-linux kmod iproute2 iputils-ping ethtool tcpdump strace
-	rdma-core ibverbs-utils rdmacm-utils perftest iperf3 linux-perf
-	fio nvme-cli)
+	rdma-core ibverbs-utils rdmacm-utils perftest iperf3 linux-perf)
 # iperf3 and perf serve `make bench` (TCP on the same link) and `make
 # profile` (perf record -a -g in the guest); linux-perf's /usr/bin/perf is
-# the 6.1 tool itself, which also reads the 6.12 kernel's samples. fio and
-# nvme-cli drive the NVMe over Fabrics suites.
+# the 6.1 tool itself, which also reads the 6.12 kernel's samples.
 # Packages that are only needed for some tools are allowed to be absent.
 OPT_PKGS=(iputils-ping)
 
 # Modules the suites rely on; dependencies are resolved below.
 MODULES=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm rdma_rxe
 	virtio_pci virtio_net virtio_blk veth 8021q bonding tun dummy sch_netem
-	udp_tunnel ip6_udp_tunnel ipv6 af_packet
-	nvmet nvmet-rdma nvme-rdma brd null_blk)
+	udp_tunnel ip6_udp_tunnel ipv6 af_packet)
+# The ulp flavour: NVMe over Fabrics (nvme-cli, fio), NFS over RDMA, RDS,
+# iSER (open-iscsi), their modules and block devices to serve.
+if [ "$flavour" = ulp ]; then
+	PROG_PKGS+=(fio nvme-cli nfs-kernel-server nfs-common rpcbind open-iscsi)
+	MODULES+=(nvmet nvmet-rdma nvme-rdma brd null_blk rds rds_rdma
+		nfsd nfs nfsv3 nfsv4 rpcrdma
+		ib_isert ib_iser target_core_mod target_core_iblock iscsi_target_mod sd_mod)
+fi
 # The crc32/crc32c implementations rxe's ICRC may ask for by crypto name,
 # and a few that may be built in or absent depending on the kernel.
 OPT_MODULES=(crc32_generic crc32c_generic crc32-pclmul crc32c-intel
@@ -149,12 +156,17 @@ depmod -b "$root" "$kver"
 
 # A few configuration files, written here rather than copied so the host's
 # accounts and names do not leak into the guest.
-printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$root/etc/passwd"
+# rpcbind and rpc.statd drop their privileges to _rpc and statd.
+printf '%s\n' 'root:x:0:0:root:/root:/bin/bash' \
+	'_rpc:x:100:65534::/run/rpcbind:/usr/sbin/nologin' \
+	'statd:x:101:65534::/var/lib/nfs:/usr/sbin/nologin' \
+	'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n' >"$root/etc/hosts"
 printf 'passwd: files\ngroup: files\nhosts: files\nservices: files\nprotocols: files\n' >"$root/etc/nsswitch.conf"
 echo sroce-vm >"$root/etc/hostname"
-for f in /etc/protocols /etc/services /etc/ld.so.conf /etc/ld.so.conf.d /etc/iproute2; do
+for f in /etc/protocols /etc/services /etc/netconfig /etc/ld.so.conf /etc/ld.so.conf.d \
+	/etc/iproute2; do
 	[ -e "$f" ] && cp -a "$f" "$root/etc/"
 done
 ldconfig -r "$root" 2>/dev/null || echo "vm-initramfs: note: ldconfig -r failed; the guest runs without ld.so.cache" >&2

@@ -61,9 +61,14 @@ if [ -z "${SROCE_VM_LOCKED:-}" ]; then
 	export SROCE_VM_LOCKED=1
 fi
 vmlinux=$vmdir/vmlinux-$kver
-base=$vmdir/base-$kver.cpio.gz
+# A suite that says "# vm-image: ulp" boots the image with the kernel
+# ULPs' tools (fio, nvme-cli, NFS, open-iscsi); the others boot the
+# smaller one, which starts seconds sooner.
+flavour=base
+grep -q '^# vm-image: ulp$' "$test" && flavour=ulp
+base=$vmdir/$flavour-$kver.cpio.gz
 "$top/scripts/vm-vmlinux.sh" "$kver" "$vmlinux"
-"$top/scripts/vm-initramfs.sh" "$kver" "$base"
+"$top/scripts/vm-initramfs.sh" "$kver" "$base" "$flavour"
 
 run=$(mktemp -d "$vmdir/run.XXXXXX")
 pids=()

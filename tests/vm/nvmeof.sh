@@ -7,6 +7,7 @@
 # taken away under I/O and given back (the host reconnects and the I/O
 # completes).
 #   scripts/vm-run.sh tests/vm/nvmeof.sh
+# vm-image: ulp
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"

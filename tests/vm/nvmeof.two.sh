@@ -6,6 +6,7 @@
 # every block checked, a controller reset, disconnect. The hosts take
 # turns through TCP signals (tell_peer, peer_ready).
 #   scripts/vm-run.sh --two tests/vm/nvmeof.two.sh
+# vm-image: ulp
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# nfs-rdma.sh: NFS over RDMA on one sroce device, the kernel's nfsd
+# (svcrdma, port 20049) and NFS client (xprtrdma) talking through sroce's
+# loopback, NFSv3 and NFSv4.2: a 32 MiB file written and read back with
+# its checksum (reads with O_DIRECT, so they cross the wire), a churn of
+# small files checked after a remount, and an unmount under load.
+#   scripts/vm-run.sh tests/vm/nfs-rdma.sh
+# vm-image: ulp
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+dev=sroce0
+ND=${SROCE_NETDEV:-eth0}
+IP4=$SROCE_IP4
+
+run_ok "modprobe sroce" modprobe sroce
+run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
+gid_index "$dev" "$IP4" >/dev/null || diag "no GID for $IP4 yet"
+
+# The server: an export on tmpfs, rpcbind and mountd for NFSv3's MOUNT
+# protocol (over TCP), nfsd listening for RDMA on 20049, with NFSv4's
+# grace period ended at once (no client had state before).
+run_ok "nfsd, rpcrdma and the NFS client modules" bash -c \
+	'modprobe -a nfsd rpcrdma nfsv3 nfsv4 && mount -t nfsd nfsd /proc/fs/nfsd'
+mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs /run/rpcbind /export \
+	/mnt/v3 /mnt/v4
+touch /var/lib/nfs/etab /var/lib/nfs/rmtab
+run_ok "an export on tmpfs" bash -c '
+	mount -t tmpfs -o size=400m tmpfs /export &&
+	echo "/export *(rw,sync,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports'
+run_ok "rpcbind, exportfs, rpc.mountd" bash -c 'rpcbind && exportfs -ra && rpc.mountd'
+run_ok "rpc.nfsd with an RDMA listener on 20049" bash -c '
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
+	rpc.nfsd 4 && echo "rdma 20049" >/proc/fs/nfsd/portlist &&
+	grep -q "^rdma 20049" /proc/fs/nfsd/portlist'
+echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || diag "no v4_end_grace"
+ok "rdma res show cm_id | grep -q 'state LISTEN.*:20049 '" \
+	"nfsd's RDMA CM id listens on 20049" || diag "$(rdma res show cm_id)"
+
+head -c $((32 << 20)) /dev/urandom >/tmp/big
+want=$(sha256sum </tmp/big | cut -d' ' -f1)
+
+# nfs_cases VERS DIR: the cases on one mount.
+nfs_cases() {
+	local v=$1 m=$2 got i bad
+	run_ok "mount NFSv$v over RDMA" mount -t nfs \
+		-o "vers=$v,proto=rdma,port=20049${3:+,$3}" "$IP4:/export" "$m"
+	ok "grep \" $m nfs\" /proc/mounts | grep -q 'proto=rdma'" \
+		"NFSv$v mount uses proto=rdma" || diag "$(grep " $m " /proc/mounts)"
+	run_ok "NFSv$v: 32 MiB written" bash -c "cp /tmp/big $m/big$v && sync"
+	got=$(dd if="$m/big$v" iflag=direct bs=1M 2>/dev/null | sha256sum | cut -d' ' -f1)
+	is "$got" "$want" "NFSv$v: read back with O_DIRECT, same sha256"
+	got=$(sha256sum <"/export/big$v" | cut -d' ' -f1)
+	is "$got" "$want" "NFSv$v: the server's copy has the same sha256"
+	# Many small files: created, written, renamed, half removed.
+	run_ok "NFSv$v: 200 small files created, renamed, half removed" bash -c "
+		mkdir -p $m/churn && cd $m/churn &&
+		for i in \$(seq 200); do echo \"file \$i \$((i * 7919))\" >f\$i || exit 1; done &&
+		for i in \$(seq 200); do mv f\$i g\$i || exit 1; done &&
+		for i in \$(seq 2 2 200); do rm g\$i || exit 1; done"
+	run_ok "NFSv$v: remount (no cached pages or attributes)" bash -c \
+		"umount $m && mount -t nfs -o vers=$v,proto=rdma,port=20049${3:+,$3} $IP4:/export $m"
+	bad=0
+	for i in $(seq 1 2 200); do
+		[ "$(cat "$m/churn/g$i" 2>/dev/null)" = "file $i $((i * 7919))" ] || bad=$((bad + 1))
+	done
+	is "$bad/$(find "$m/churn" -type f | wc -l)" "0/100" \
+		"NFSv$v: the 100 files left read back right, and only they are there"
+	rm -rf "$m/churn" "$m/big$v"
+}
+
+nfs_cases 3 /mnt/v3 nolock
+nfs_cases 4.2 /mnt/v4
+ok "rdma res show qp link $dev/1 | grep -q 'type RC'" \
+	"the mounts' transports are RC QPs on $dev" || diag "$(rdma res show qp)"
+run_ok "umount NFSv3" umount /mnt/v3
+
+# Unmount under load: a forced unmount while a writer runs (O_DIRECT, so
+# each write is an RPC in flight): the unmount kills its RPCs, the writer
+# ends with an error, the unmount then succeeds, and nothing hangs.
+dd if=/dev/zero of=/mnt/v4/load bs=1M count=400 oflag=direct >/tmp/dd_load.log 2>&1 &
+dpid=$!
+sleep 2
+ok "kill -0 $dpid" "a writer is running on the NFSv4.2 mount"
+run_ok "umount -f under load" timeout 60 bash -c \
+	'until umount -f /mnt/v4 2>/dev/null; do sleep 0.5; done'
+for _ in $(seq 600); do kill -0 $dpid 2>/dev/null || break; sleep 0.1; done
+ok "! kill -0 $dpid" "the writer ended (dd: $(tail -n 1 /tmp/dd_load.log))"
+kill -9 $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+ok "! grep -q ' /mnt/v4 ' /proc/mounts" "the mount is gone"
+
+run_ok "nfsd stopped" bash -c 'rpc.nfsd 0 && exportfs -ua'
+pkill rpc.mountd
+pkill rpcbind
+run_ok "rdma link delete $dev" rdma link delete "$dev"
+run_ok "rmmod sroce" rmmod sroce
+done_testing
