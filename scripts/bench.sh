@@ -112,11 +112,12 @@ medians() {
 }
 medians > "$raw.median"
 
-{
-	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each ($((iters * 10)) for latency)"
-	echo "(slab debugging: ${SROCE_VM_SLUB_DEBUG:-off}; sroce: its same-host path, no ICRC)"
-	awk '
-	$2 ~ /_loss/ || $2 ~ /^(nvme|nfs|rds)_/ { next }
+# rxe_sroce_table one|ulp: rdma_rxe against sroce, test by test, from
+# the medians: the one-host perftest figures or the ULPs'. For latency
+# (us) lower is better, so the ratio is rxe/sroce; otherwise sroce/rxe.
+rxe_sroce_table() {
+	awk -v want="$1" '
+	$2 ~ /_loss/ || ($2 ~ /^(nvme|nfs|rds)_/) != (want == "ulp") { next }
 	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
 	  if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
 	END {
@@ -133,6 +134,13 @@ medians > "$raw.median"
 			printf "  %s %s did not run: %s\n", p[1], p[2], why[k]
 		}
 	}' "$raw.median"
+}
+
+
+{
+	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each ($((iters * 10)) for latency)"
+	echo "(slab debugging: ${SROCE_VM_SLUB_DEBUG:-off}; sroce: its same-host path, no ICRC)"
+	rxe_sroce_table one
 	echo
 	echo "Two VMs (-smp 1 each), one UDP point-to-point link, netem loss on both links:"
 	echo "median of $runs runs; TCP = iperf3 ${secs}s, rxe/sroce = ib_write_bw 64 KiB x $liters;"
@@ -163,24 +171,7 @@ medians > "$raw.median"
 	echo "Kernel ULPs, one VM (-smp 2), target and host on this host: median of $runs runs;"
 	echo "fio ${usecs}s per figure on nvme-rdma (brd namespace), dd 64 MiB O_DIRECT on NFSv4.2"
 	echo "over RDMA, rds_test bulk (64 B x 20000, 64 KiB x 400)"
-	awk '
-	$2 !~ /^(nvme|nfs|rds)_/ { next }
-	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
-	  if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
-	END {
-		printf "%-18s %12s %12s %8s  %-6s %s\n", "test", "rxe", "sroce", "ratio", "unit", "runs"
-		for (i = 0; i < n; i++) {
-			t = order[i]; r = v["rxe", t]; s = v["sroce", t]
-			ratio = "n/a"
-			if (r ~ /^[0-9.]+$/ && s ~ /^[0-9.]+$/ && r > 0 && s > 0)
-				ratio = sprintf("%.2f", s / r)
-			printf "%-18s %12s %12s %8s  %-6s %s %s\n", t, r, s, ratio, u[t], nn["rxe", t], nn["sroce", t]
-		}
-		for (k in why) {
-			split(k, p, SUBSEP)
-			printf "  %s %s did not run: %s\n", p[1], p[2], why[k]
-		}
-	}' "$raw.median"
+	rxe_sroce_table ulp
 	echo
 	[ "$only" = report ] ||
 		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs $((t2 - t1)) s, ULPs $((t3 - t2)) s)"

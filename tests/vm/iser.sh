@@ -18,9 +18,7 @@ T=/sys/kernel/config/target
 IQN=iqn.2026-12.org.sroce:target
 TPG=$T/iscsi/$IQN/tpgt_1
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid_index "$dev" "$IP4" >/dev/null || diag "no GID for $IP4 yet"
+sroce_up "$dev" "$ND" "$IP4"
 
 # The target: a 64 MiB ramdisk as LUN 0, any initiator, no CHAP, and a
 # portal on the device's address with iSER on.

@@ -14,9 +14,7 @@ dev=sroce0
 ND=${SROCE_NETDEV:-eth0}
 IP4=$SROCE_IP4
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid_index "$dev" "$IP4" >/dev/null || diag "no GID for $IP4 yet"
+sroce_up "$dev" "$ND" "$IP4"
 
 # The server: an export on tmpfs, rpcbind and mountd for NFSv3's MOUNT
 # protocol (over TCP), nfsd listening for RDMA on 20049, with NFSv4's

@@ -18,9 +18,7 @@ dev=sroce0
 ND=${SROCE_NETDEV:-eth0}
 IP4=$SROCE_IP4
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid_index "$dev" "$IP4" >/dev/null || diag "no GID for $IP4 yet"
+sroce_up "$dev" "$ND" "$IP4"
 nvmeof_modules
 nvmet_target_up "$IP4" ipv4 1
 

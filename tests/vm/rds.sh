@@ -17,9 +17,7 @@ ND=${SROCE_NETDEV:-eth0}
 IP4=$SROCE_IP4
 R=/usr/libexec/sroce/rds_test
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid_index "$dev" "$IP4" >/dev/null || diag "no GID for $IP4 yet"
+sroce_up "$dev" "$ND" "$IP4"
 # 1 MiB messages need socket buffers larger than the default maximum.
 run_ok "socket buffers up to 8 MiB" sysctl -q -w net.core.wmem_max=8388608 \
 	net.core.rmem_max=8388608

@@ -46,6 +46,14 @@ gid_index() {
 	return 1
 }
 
+# sroce_up DEV NETDEV ADDR: sroce loaded and DEV added on NETDEV (two
+# checks), its GID for ADDR waited for (the ULP suites' start).
+sroce_up() {
+	run_ok "modprobe sroce" modprobe sroce
+	run_ok "rdma link add $1 on $2" rdma link add "$1" type sroce netdev "$2"
+	gid_index "$1" "$3" >/dev/null || diag "no GID for $3 yet"
+}
+
 # retry TRIES CMD...: rerun CMD once a second until it succeeds (a peer's
 # server may not be listening yet).
 retry() {
