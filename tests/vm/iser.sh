@@ -10,6 +10,8 @@
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/vm/nvmeof.bash
+. "${SROCE_TESTS:-$(dirname "$0")}/nvmeof.bash"	# fio_run
 
 dev=sroce0
 ND=${SROCE_NETDEV:-eth0}
@@ -69,23 +71,15 @@ iser_login() {
 	ok "[ -b '$disk' ]" "the LUN is a SCSI disk (${disk:-none})"
 }
 
-fio_iser() {
-	local name=$1
-	shift
-	run_ok "fio $name" fio --name="$name" --filename="$disk" --ioengine=libaio \
-		--direct=1 --randrepeat=1 --verify=crc32c --verify_fatal=1 \
-		--output-format=terse --terse-version=3 "$@"
-}
-
 iser_login
 ok "rdma res show qp link $dev/1 | grep -q 'type RC'" \
 	"the session's connection is an RC QP on $dev" || diag "$(rdma res show qp)"
-fio_iser "randwrite 4k..128k QD1" --rw=randwrite --bsrange=4k-128k --size=8M --iodepth=1
-fio_iser "randwrite 4k..128k QD32" --rw=randwrite --bsrange=4k-128k --size=32M --iodepth=32
+fio_run "randwrite 4k..128k QD1" "$disk" --rw=randwrite --bsrange=4k-128k --size=8M --iodepth=1
+fio_run "randwrite 4k..128k QD32" "$disk" --rw=randwrite --bsrange=4k-128k --size=32M --iodepth=32
 run_ok "iscsiadm logout" iscsiadm -m node -T "$IQN" -p "$IP4:3260" --logout
 ok "! iser_disk" "the disk went with the session"
 iser_login
-fio_iser "randread after a new login, verify only" --rw=randwrite \
+fio_run "randread after a new login, verify only" "$disk" --rw=randwrite \
 	--bsrange=4k-128k --size=32M --iodepth=32 --verify_only
 run_ok "iscsiadm logout" iscsiadm -m node -T "$IQN" -p "$IP4:3260" --logout
 

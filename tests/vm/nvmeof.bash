@@ -129,13 +129,15 @@ nvme_disconnect() {
 	ok "! nvme_ctrl" "the controller is gone"
 }
 
-# fio_run NAME DEV ARGS...: one fio job on DEV with direct I/O through
-# libaio; it fails on any I/O error and on any block that does not read
-# back as written (crc32c in every block, checked as read).
+# fio's options for checked I/O: direct, through libaio, the same random
+# sequence each run, crc32c in every block, checked as read, fatal.
+fio_checked=(--ioengine=libaio --direct=1 --randrepeat=1 --verify=crc32c --verify_fatal=1)
+
+# fio_run NAME DEV ARGS...: one fio job on DEV with fio_checked; it fails
+# on any I/O error and on any block that does not read back as written.
 fio_run() {
 	local name=$1 dev=$2
 	shift 2
 	run_ok "fio $name on ${dev#/dev/}" fio --name="$name" --filename="$dev" \
-		--ioengine=libaio --direct=1 --randrepeat=1 --verify=crc32c \
-		--verify_fatal=1 --output-format=terse --terse-version=3 "$@"
+		"${fio_checked[@]}" --output-format=terse --terse-version=3 "$@"
 }

@@ -54,8 +54,8 @@ fio_run "randread after a reconnect" "$ns1" "${w[@]}" --iodepth=32 --verify_only
 # background (pid in fpid, output in /tmp/fio_NAME.log); a fio that
 # hangs is killed a minute after it should have ended (status 124).
 fio_bg() {
-	timeout $(($3 + 60)) fio --name="$1" --filename="$2" --ioengine=libaio --direct=1 --randrepeat=1 \
-		--verify=crc32c --verify_fatal=1 --rw=randwrite --bsrange=4k-128k \
+	timeout $(($3 + 60)) fio --name="$1" --filename="$2" "${fio_checked[@]}" \
+		--rw=randwrite --bsrange=4k-128k \
 		--size=48M --iodepth=16 --time_based --runtime="$3" >"/tmp/fio_$1.log" 2>&1 &
 	fpid=$!
 	sleep 2

@@ -261,33 +261,38 @@ static int send_one(int idx, uint64_t seq, int tx, struct sockaddr_in *to)
 	}
 }
 
+/*
+ * Message @seq of stream @idx from socket @tx to @to, received on @rx and
+ * checked: 0, or -1 (said as "@what").
+ */
+static int hop(int idx, uint64_t seq, int tx, struct sockaddr_in *to, int rx,
+	       const char *what)
+{
+	const char *why;
+	ssize_t n;
+
+	if (send_one(idx, seq, tx, to))
+		return -1;
+	n = recv_one(rx);
+	why = n < 0 ? "no message" : bad_msg(rbuf, n, idx, seq);
+	if (why) {
+		check(0, "%s %llu: %s", what, (unsigned long long)seq, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* A sends message i to B, B checks it and sends its own message i back. */
 static int pingpong(void)
 {
 	struct pair *p = &pairs[0];
 	double t0 = now(), dt;
-	const char *why;
 	unsigned long i;
-	ssize_t n;
 
-	for (i = 0; i < count; i++) {
-		if (send_one(0, i, p->tx, &p->rx_addr))
+	for (i = 0; i < count; i++)
+		if (hop(0, i, p->tx, &p->rx_addr, p->rx, "ping") ||
+		    hop(1, i, p->rx, &p->tx_addr, p->tx, "pong"))
 			return -1;
-		n = recv_one(p->rx);
-		why = n < 0 ? "no message" : bad_msg(rbuf, n, 0, i);
-		if (why) {
-			check(0, "ping %lu: %s", i, why);
-			return -1;
-		}
-		if (send_one(1, i, p->rx, &p->tx_addr))
-			return -1;
-		n = recv_one(p->tx);
-		why = n < 0 ? "no message" : bad_msg(rbuf, n, 1, i);
-		if (why) {
-			check(0, "pong %lu: %s", i, why);
-			return -1;
-		}
-	}
 	dt = now() - t0;
 	printf("# rate: %.0f msg/s %.1f us/round trip (%zu B, %lu round trips)\n",
 	       2 * count / dt, dt / count * 1e6, size, count);
