@@ -93,6 +93,9 @@ struct rc_ctx {
 	struct rc_op sop;
 	struct rc_op rop[2];
 	struct rc_op lop;
+	/* A burst of SENDs from qp[0] into as many RECVs on qp[1]. */
+	struct rc_op bsop[RC_DEPTH];
+	struct rc_op brop[RC_DEPTH];
 
 	struct rc_buf tx;
 	struct rc_buf rx;
@@ -410,15 +413,15 @@ static bool rc_qp_ready(struct ib_qp *qp)
 /* CQs and two RC QPs on @pd, connected to each other. */
 static void rc_pair_up_polled(struct rc_ctx *c, struct ib_pd *pd,
 			      const char *name, enum ib_poll_context poll,
-			      enum ib_sig_type sig)
+			      enum ib_sig_type sig, int vector)
 {
 	struct ib_qp_init_attr init = {};
 	bool pass = false;
 	int i;
 
 	c->pd = pd;
-	c->scq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, poll);
-	c->rcq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, 0, poll);
+	c->scq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, vector, poll);
+	c->rcq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, vector, poll);
 	if (IS_ERR(c->scq) || IS_ERR(c->rcq)) {
 		pr_info("# ib_alloc_cq: %ld %ld\n", PTR_ERR(c->scq),
 			PTR_ERR(c->rcq));
@@ -448,15 +451,15 @@ static void rc_pair_up_polled(struct rc_ctx *c, struct ib_pd *pd,
 	c->up = pass;
 out:
 	rc_report(c, pass,
-		  "%s: CQs and RC QPs %u <-> %u in RTS over GID %d (%pI6), path MTU 1024",
-		  name, c->qp[0] ? c->qp[0]->qp_num : 0,
+		  "%s: CQs on vector %d, RC QPs %u <-> %u in RTS over GID %d (%pI6), path MTU 1024",
+		  name, vector, c->qp[0] ? c->qp[0]->qp_num : 0,
 		  c->qp[1] ? c->qp[1]->qp_num : 0, c->gid_index, c->gid.raw);
 }
 
 /* A pair whose CQs this module polls, every WR signaled. */
 static void rc_pair_up(struct rc_ctx *c, struct ib_pd *pd, const char *name)
 {
-	rc_pair_up_polled(c, pd, name, IB_POLL_DIRECT, IB_SIGNAL_ALL_WR);
+	rc_pair_up_polled(c, pd, name, IB_POLL_DIRECT, IB_SIGNAL_ALL_WR, 0);
 }
 
 /*
@@ -1267,6 +1270,80 @@ free:
 			ib_dereg_mr(mr[i]);
 }
 
+/* A completion vector past the device's last is refused. */
+static void rc_check_bad_vector(struct rc_ctx *c)
+{
+	int nv = c->ibdev->num_comp_vectors;
+	struct ib_cq *cq;
+
+	cq = ib_alloc_cq(c->ibdev, NULL, RC_CQE, nv, IB_POLL_DIRECT);
+	if (!IS_ERR(cq))
+		ib_free_cq(cq);
+	rc_result(c, PTR_ERR_OR_ZERO(cq) == -EINVAL,
+		  "rdma_rxe accepts any completion vector",
+		  "a CQ on vector %d of %d is refused with -EINVAL (%d)", nv,
+		  nv, PTR_ERR_OR_ZERO(cq));
+}
+
+/*
+ * RC_DEPTH SENDs of 64 bytes in one post, each into a RECV of its own:
+ * completions pile up faster than the softirq handler takes them. Every
+ * one completes, in order, with its own bytes.
+ */
+static void rc_check_burst(struct rc_ctx *c, int round)
+{
+	struct ib_send_wr wr[RC_DEPTH] = {};
+	struct ib_recv_wr rwr[RC_DEPTH] = {};
+	struct ib_sge sge[RC_DEPTH], rsge[RC_DEPTH];
+	const u32 len = 64;
+	bool pass = true;
+	int i;
+
+	rc_fill(c->tx.va, RC_DEPTH * len, round);
+	memset(c->rx.va, RC_FILL, RC_DEPTH * len);
+	rc_sync_for_device(c, &c->tx);
+	rc_sync_for_device(c, &c->rx);
+	for (i = 0; i < RC_DEPTH; i++) {
+		rc_op_init(&c->bsop[i]);
+		rc_op_init(&c->brop[i]);
+		rsge[i] = (struct ib_sge){ .addr = c->rx.dma + i * len,
+			.length = len, .lkey = c->pd->local_dma_lkey };
+		rwr[i].wr_cqe = &c->brop[i].cqe;
+		rwr[i].sg_list = &rsge[i];
+		rwr[i].num_sge = 1;
+		rwr[i].next = i + 1 < RC_DEPTH ? &rwr[i + 1] : NULL;
+		sge[i] = (struct ib_sge){ .addr = c->tx.dma + i * len,
+			.length = len, .lkey = c->pd->local_dma_lkey };
+		wr[i].opcode = IB_WR_SEND;
+		wr[i].send_flags = IB_SEND_SIGNALED;
+		wr[i].wr_cqe = &c->bsop[i].cqe;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < RC_DEPTH ? &wr[i + 1] : NULL;
+	}
+	if (ib_post_recv(c->qp[1], rwr, NULL) ||
+	    ib_post_send(c->qp[0], wr, NULL)) {
+		pr_info("# burst: a post failed\n");
+		pass = false;
+		goto out;
+	}
+	for (i = 0; i < RC_DEPTH && pass; i++)
+		pass = !rc_wait(c, &c->bsop[i]) && !rc_wait(c, &c->brop[i]) &&
+		       rc_op_is(&c->bsop[i], "burst SEND", IB_WC_SUCCESS,
+				IB_WC_SEND) &&
+		       rc_op_is(&c->brop[i], "burst RECV", IB_WC_SUCCESS,
+				IB_WC_RECV);
+	rc_sync_for_cpu(c, &c->rx);
+	for (i = 0; i < RC_DEPTH && pass; i++)
+		pass = c->brop[i].wc.byte_len == len &&
+		       rc_same(c->rx.va + i * len, c->tx.va + i * len, len,
+			       "burst RECV data");
+out:
+	rc_report(c, pass,
+		  "pair 6, burst %d: %d SENDs in one post into %d RECVs, handled in softirq: all complete, each with its bytes",
+		  round, RC_DEPTH, RC_DEPTH);
+}
+
 static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 {
 	struct ib_pd *gpd;
@@ -1333,10 +1410,26 @@ static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 	 * Pair 5: xprtrdma's chains of registration and invalidation,
 	 * waited for as it does (the FRMR's pages are mapped by now).
 	 */
-	rc_pair_up_polled(c, pd, "pair 5", IB_POLL_WORKQUEUE, IB_SIGNAL_REQ_WR);
+	rc_pair_up_polled(c, pd, "pair 5", IB_POLL_WORKQUEUE, IB_SIGNAL_REQ_WR,
+			  0);
 	if (rc_up(c) && c->sg_mapped)
 		rc_check_chains(c);
 	rc_pair_down(c, "pair 5");
+	if (c->dead)
+		return;
+
+	/*
+	 * Pair 6: the last completion vector, completions handled in
+	 * softirq as nvme-rdma does, bursts that outrun the handler.
+	 */
+	rc_check_bad_vector(c);
+	rc_pair_up_polled(c, pd, "pair 6", IB_POLL_SOFTIRQ, IB_SIGNAL_ALL_WR,
+			  c->ibdev->num_comp_vectors - 1);
+	if (rc_up(c))
+		rc_check_burst(c, 1);
+	if (rc_up(c))
+		rc_check_burst(c, 2);
+	rc_pair_down(c, "pair 6");
 	if (c->dead)
 		return;
 

@@ -30,6 +30,8 @@
 #define SROCE_GID_TBL_LEN	1024
 #define SROCE_MAX_CQ		0x10000
 #define SROCE_MAX_CQE		0x10000
+/* Completion vectors: one per online CPU, up to this many. */
+#define SROCE_MAX_COMP_VECTORS	64
 #define SROCE_PKEY_TBL_LEN	1
 /*
  * Reserved for kernel consumers: the lkey that names all kernel memory

@@ -5,6 +5,7 @@
  * consumers); arming is a flag in the ring's shared control block. The
  * protocol is in include/uapi/rdma/sroce-abi.h.
  */
+#include <linux/cpumask.h>
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -43,6 +44,54 @@ static int sroce_cq_alloc_ring(struct sroce_queue *q, u32 entries,
 				uc ? &uc->ibuc : NULL);
 }
 
+/*
+ * A consumer that keeps up takes at most a send's CQE and its answer's
+ * per interrupt (a CQ shared by both sides of a ping-pong); one interrupt
+ * in SROCE_CQ_IRQ_PROBE of those goes to the vector's CPU all the same.
+ */
+#define SROCE_CQ_IRQ_KEEPUP	2
+#define SROCE_CQ_IRQ_PROBE	32
+
+/* The interrupt handler on the vector's CPU, IRQs off: the comp handler. */
+static void sroce_cq_irq(void *arg)
+{
+	struct sroce_cq *cq = arg;
+
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	/* The last access: destroy may free the CQ from here on. */
+	atomic_dec_return_release(&cq->irq_inflight);
+}
+
+/*
+ * Raise the CQ's completion interrupt. For a kernel CQ it is taken, as a
+ * NIC's MSI-X vector is, on the CPU the vector is bound to (the
+ * vector-th online CPU), when the consumer is behind: more CQEs came
+ * since the last interrupt than one exchange makes, so its handler has a
+ * queue to work through, in parallel with whoever produces it. A
+ * consumer that keeps up (a ping-pong) takes it here, with no wake-up of
+ * another CPU, but every SROCE_CQ_IRQ_PROBE-th such interrupt goes to the
+ * vector's CPU too: a stream that this CPU alone has kept in step then
+ * shows its queue. User CQs only wake a waiter: here. A call still queued covers
+ * this one, as an interrupt not yet taken.
+ */
+static void sroce_cq_interrupt(struct sroce_cq *cq, bool steer)
+{
+	int cpu, this;
+
+	this = get_cpu();
+	cpu = steer ? cpumask_local_spread(cq->ibcq.comp_vector, NUMA_NO_NODE) :
+		this;
+	if (cpu == this) {
+		put_cpu();
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		return;
+	}
+	atomic_inc(&cq->irq_inflight);
+	if (smp_call_function_single_async(cpu, &cq->irq_csd))
+		atomic_dec(&cq->irq_inflight);
+	put_cpu();
+}
+
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct sroce_create_cq_arg *arg)
 {
@@ -70,6 +119,8 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
 	cq->is_user = !!udata;
+	INIT_CSD(&cq->irq_csd, sroce_cq_irq, cq);
+	atomic_set(&cq->irq_inflight, 0);
 	ret = sroce_cq_alloc_ring(&cq->q, entries, udata);
 	if (ret)
 		goto err_count;
@@ -93,6 +144,9 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
+	/* Nothing posts any more; an interrupt on its way is taken soon. */
+	while (atomic_read_acquire(&cq->irq_inflight))
+		cpu_relax();
 	sroce_queue_destroy(&cq->q);
 	mutex_destroy(&cq->resize_mutex);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
@@ -287,7 +341,7 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  struct ib_qp *qp, bool solicited)
 {
 	struct sroce_queue_ctrl *ctrl;
-	bool notify = false, overflow = false;
+	bool notify = false, overflow = false, steer = false;
 	unsigned long flags;
 	u32 arm, mode;
 	void *slot;
@@ -307,6 +361,7 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	/* Kernel pointers go only into rings userspace cannot see. */
 	((struct sroce_cqe *)slot)->kctx = cq->is_user ? 0 : (uintptr_t)qp;
 	sroce_queue_prod_publish(&cq->q);
+	cq->irq_cqes++;
 
 	/*
 	 * Full barrier between publishing prod and reading the arm flag;
@@ -324,6 +379,10 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		cq->arm_seen = arm;
 		WRITE_ONCE(ctrl->kern_flag, arm);
 		notify = true;
+		steer = !cq->is_user &&
+			(cq->irq_cqes > SROCE_CQ_IRQ_KEEPUP ||
+			 !(++cq->irq_probe % SROCE_CQ_IRQ_PROBE));
+		cq->irq_cqes = 0;
 	}
 out:
 	spin_unlock_irqrestore(&cq->lock, flags);
@@ -332,6 +391,6 @@ out:
 		return -ENOSPC;
 	}
 	if (notify && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		sroce_cq_interrupt(cq, steer);
 	return 0;
 }

@@ -2,7 +2,9 @@
 #ifndef SROCE_CQ_H
 #define SROCE_CQ_H
 
+#include <linux/atomic.h>
 #include <linux/mutex.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
@@ -29,6 +31,17 @@ struct sroce_cq {
 	 * the kernel never trusts what userspace can rewrite.
 	 */
 	u32 arm_seen;
+	/*
+	 * A kernel CQ's interrupt: the completion handler runs on its
+	 * vector's CPU (sroce_cq_interrupt()); irq_inflight counts the
+	 * calls queued and not yet returned, for destroy to wait on.
+	 * Under lock: the CQEs since the last interrupt, and the count of
+	 * interrupts that would not go to the vector's CPU.
+	 */
+	call_single_data_t irq_csd;
+	atomic_t irq_inflight;
+	u32 irq_cqes;
+	u32 irq_probe;
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)

@@ -153,7 +153,8 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	ibdev->num_comp_vectors = clamp_t(unsigned int, num_online_cpus(), 1,
+					  SROCE_MAX_COMP_VECTORS);
 	ibdev->local_dma_lkey = SROCE_LOCAL_DMA_LKEY;
 	strscpy(ibdev->node_desc, SROCE_DRV_NAME, sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
