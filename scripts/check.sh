@@ -5,7 +5,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 res=$top/build/results
 rm -rf "$res"
 mkdir -p "$res"
@@ -153,7 +153,7 @@ suites=(
 	rds nfs-rdma iser
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
 )
-helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash harness-selftest.sh
+helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash nfs.bash harness-selftest.sh
 	bench-guest.sh bench-loss-guest.sh bench-ulp-guest.sh profile-guest.sh)
 unlisted=()
 for t in tests/vm/*.sh tests/vm/*.bash; do

@@ -19,6 +19,8 @@ R=/usr/libexec/sroce/rds_test
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/vm/nvmeof.bash
 . "$(dirname "$0")/nvmeof.bash"
+# shellcheck source=tests/vm/nfs.bash
+. "$(dirname "$0")/nfs.bash"
 
 # say IMPL NAME VALUE UNIT [WHY]: one BENCH line; an empty VALUE is n/a.
 say() {
@@ -103,18 +105,9 @@ ulps() {
 
 nvmeof_modules >/dev/null
 nvmet_target_up_ns >/dev/null
-modprobe -a nfsd rpcrdma nfsv4
 sysctl -q -w net.core.wmem_max=8388608 net.core.rmem_max=8388608
-mount -t nfsd nfsd /proc/fs/nfsd
-mkdir -p /var/lib/nfs/v4recovery /run/rpcbind /export /mnt/nfs
-touch /var/lib/nfs/etab /var/lib/nfs/rmtab
-mount -t tmpfs -o size=200m tmpfs /export
-echo "/export *(rw,sync,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
-rpcbind && exportfs -ra && rpc.mountd
-echo 10 >/proc/fs/nfsd/nfsv4leasetime
-echo 10 >/proc/fs/nfsd/nfsv4gracetime
-rpc.nfsd 4 && echo "rdma 20049" >/proc/fs/nfsd/portlist
-echo Y >/proc/fs/nfsd/v4_end_grace
+run_ok "nfsd exporting a tmpfs, with an RDMA listener on 20049" nfs_server_up 200m
+mkdir -p /mnt/nfs
 
 for r in $(seq "$RUNS"); do
 	echo "# round $r of $RUNS ($(date +%T))"

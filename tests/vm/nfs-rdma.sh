@@ -9,6 +9,8 @@
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+# shellcheck source=tests/vm/nfs.bash
+. "${SROCE_TESTS:-$(dirname "$0")}/nfs.bash"
 
 dev=sroce0
 ND=${SROCE_NETDEV:-eth0}
@@ -16,23 +18,8 @@ IP4=$SROCE_IP4
 
 sroce_up "$dev" "$ND" "$IP4"
 
-# The server: an export on tmpfs, rpcbind and mountd for NFSv3's MOUNT
-# protocol (over TCP), nfsd listening for RDMA on 20049, with NFSv4's
-# grace period ended at once (no client had state before).
-run_ok "nfsd, rpcrdma and the NFS client modules" bash -c \
-	'modprobe -a nfsd rpcrdma nfsv3 nfsv4 && mount -t nfsd nfsd /proc/fs/nfsd'
-mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs /run/rpcbind /export \
-	/mnt/v3 /mnt/v4
-touch /var/lib/nfs/etab /var/lib/nfs/rmtab
-run_ok "an export on tmpfs" bash -c '
-	mount -t tmpfs -o size=400m tmpfs /export &&
-	echo "/export *(rw,sync,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports'
-run_ok "rpcbind, exportfs, rpc.mountd" bash -c 'rpcbind && exportfs -ra && rpc.mountd'
-run_ok "rpc.nfsd with an RDMA listener on 20049" bash -c '
-	echo 10 >/proc/fs/nfsd/nfsv4leasetime && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
-	rpc.nfsd 4 && echo "rdma 20049" >/proc/fs/nfsd/portlist &&
-	grep -q "^rdma 20049" /proc/fs/nfsd/portlist'
-echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || diag "no v4_end_grace"
+run_ok "nfsd exporting a tmpfs, with an RDMA listener on 20049" nfs_server_up 400m
+mkdir -p /mnt/v3 /mnt/v4
 ok "rdma res show cm_id | grep -q 'state LISTEN.*:20049 '" \
 	"nfsd's RDMA CM id listens on 20049" || diag "$(rdma res show cm_id)"
 
