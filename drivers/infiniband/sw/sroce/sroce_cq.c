@@ -147,6 +147,16 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* Nothing posts any more; an interrupt on its way is taken soon. */
 	while (atomic_read_acquire(&cq->irq_inflight))
 		cpu_relax();
+	/*
+	 * ib_free_cq() cancelled its poll work before calling us, but an
+	 * interrupt still on its way then may have queued it again: its
+	 * consumer polled the CQE first (a re-arm that reported a missed
+	 * event). Every interrupt is delivered, even such a late one: it
+	 * took the arm, and only a delivered event re-arms the consumer.
+	 */
+	if (!cq->is_user && (ibcq->poll_ctx == IB_POLL_WORKQUEUE ||
+			     ibcq->poll_ctx == IB_POLL_UNBOUND_WORKQUEUE))
+		cancel_work_sync(&ibcq->work);
 	sroce_queue_destroy(&cq->q);
 	mutex_destroy(&cq->resize_mutex);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
