@@ -23,7 +23,7 @@ sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # The Debian mirror this machine already uses for bookworm.
 debian_uri() {
-	local f uri
+	local f
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
 		awk 'BEGIN{RS=""} /Suites:[^\n]*bookworm([ \n]|$)/ && !/security/ {
@@ -58,7 +58,19 @@ if [ ! -f "$bp" ]; then
 	updated=1
 fi
 
+# The daemons that come with tools only copied into the VM image (nfsd's
+# helpers, iscsid, rdma-core's) are not started on this host: a
+# policy-rc.d that forbids every start (101) while apt installs, unless
+# the machine has its own.
+no_daemons() {
+	[ ! -e /usr/sbin/policy-rc.d ] || return 0
+	printf '#!/bin/sh\nexit 101\n' | sudo_ tee /usr/sbin/policy-rc.d >/dev/null
+	sudo_ chmod 755 /usr/sbin/policy-rc.d
+	trap 'sudo_ rm -f /usr/sbin/policy-rc.d' EXIT
+}
+
 if ! have_all "${PKGS[@]}"; then
+	no_daemons
 	[ $updated = 1 ] || sudo_ apt-get update -q
 	updated=1
 	sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PKGS[@]}"
@@ -75,6 +87,7 @@ if [ -z "$hdr612" ]; then
 fi
 img612=linux-image-${hdr612#linux-headers-}
 if ! have_all "$hdr612" "$img612"; then
+	no_daemons
 	sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		-t bookworm-backports "$hdr612" "$img612"
 fi
