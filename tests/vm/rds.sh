@@ -38,7 +38,7 @@ ok "rdma res show qp link $dev/1 | grep -q 'type RC'" \
 gone_under_traffic() {
 	local name=$1 back=$2 bpid port=$((18200 + _tap_n))
 	shift 2
-	$R -a "$IP4" -m bulk -s 16384 -n 3000 -k 2 -p "$port" -t 120 \
+	$R -a "$IP4" -m bulk -s 16384 -n 8000 -k 2 -p "$port" -t 120 \
 		>"/tmp/rds_$name.log" 2>&1 &
 	bpid=$!
 	sleep 2

@@ -50,11 +50,17 @@ static void check_sizes(struct ibv_context *ctx, int max_cqe)
 	      cq ? "succeeded" : strerror(errno));
 	if (cq)
 		ibv_destroy_cq(cq);
+	/* One vector per CPU: the last one works, the one past it does not. */
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, ctx->num_comp_vectors - 1);
+	check(cq != NULL, "a CQ on the last of %d completion vectors (%s)",
+	      ctx->num_comp_vectors, cq ? "ok" : strerror(errno));
+	if (cq)
+		ibv_destroy_cq(cq);
 	errno = 0;
-	cq = ibv_create_cq(ctx, 16, NULL, NULL, 1);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, ctx->num_comp_vectors);
 	check(!cq && errno == EINVAL,
-	      "comp_vector out of range fails with EINVAL (%s)",
-	      cq ? "succeeded" : strerror(errno));
+	      "comp_vector %d, past the last, fails with EINVAL (%s)",
+	      ctx->num_comp_vectors, cq ? "succeeded" : strerror(errno));
 	if (cq)
 		ibv_destroy_cq(cq);
 }
