@@ -63,33 +63,31 @@ static void sroce_cq_irq(void *arg)
 }
 
 /*
- * Raise the CQ's completion interrupt. For a kernel CQ it is taken, as a
- * NIC's MSI-X vector is, on the CPU the vector is bound to (the
- * vector-th online CPU), when the consumer is behind: more CQEs came
- * since the last interrupt than one exchange makes, so its handler has a
- * queue to work through, in parallel with whoever produces it. A
- * consumer that keeps up (a ping-pong) takes it here, with no wake-up of
- * another CPU, but every SROCE_CQ_IRQ_PROBE-th such interrupt goes to the
- * vector's CPU too: a stream that this CPU alone has kept in step then
- * shows its queue. User CQs only wake a waiter: here. A call still queued covers
- * this one, as an interrupt not yet taken.
+ * Raise the CQ's completion interrupt. A steered one (sroce_cq_post():
+ * a kernel CQ whose consumer is behind, or a probe) is taken, as a NIC's
+ * MSI-X vector is, on the CPU the vector is bound to (the vector-th
+ * online CPU), so its handler works through its queue in parallel with
+ * whoever produces it; any other is taken here, with no wake-up of
+ * another CPU. A call still queued covers this one, as an interrupt not
+ * yet taken.
  */
 static void sroce_cq_interrupt(struct sroce_cq *cq, bool steer)
 {
 	int cpu, this;
 
-	this = get_cpu();
-	cpu = steer ? cpumask_local_spread(cq->ibcq.comp_vector, NUMA_NO_NODE) :
-		this;
-	if (cpu == this) {
+	if (steer) {
+		this = get_cpu();
+		cpu = cpumask_local_spread(cq->ibcq.comp_vector, NUMA_NO_NODE);
+		if (cpu != this) {
+			atomic_inc(&cq->irq_inflight);
+			if (smp_call_function_single_async(cpu, &cq->irq_csd))
+				atomic_dec(&cq->irq_inflight);
+			put_cpu();
+			return;
+		}
 		put_cpu();
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-		return;
 	}
-	atomic_inc(&cq->irq_inflight);
-	if (smp_call_function_single_async(cpu, &cq->irq_csd))
-		atomic_dec(&cq->irq_inflight);
-	put_cpu();
+	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
