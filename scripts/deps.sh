@@ -76,16 +76,25 @@ if ! have_all "${PKGS[@]}"; then
 	sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PKGS[@]}"
 fi
 
-# The newest 6.12 headers and image in backports (not the metapackages,
+# The newest 6.12 headers and image in the archive (not the metapackages,
 # which would replace the 6.1 ones): the module is built against both
 # kernels and the VM suites boot both.
 hdr612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb[0-9]+-amd64$' |
 	 awk '{print $1}' | sort -V | tail -n1)
 if [ -z "$hdr612" ]; then
-	echo "deps: no 6.12 headers found in bookworm-backports" >&2
+	echo "deps: no 6.12 headers found in the archive (bookworm-backports or -security)" >&2
 	exit 1
 fi
+# A kernel that reached the archive through bookworm-security may come as
+# the -unsigned image only: the same kernel, the same /boot and
+# /lib/modules paths, which is all the VM needs.
+has_candidate() {
+	apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'
+}
 img612=linux-image-${hdr612#linux-headers-}
+if ! have_all "$img612" && ! has_candidate "$img612"; then
+	img612=$img612-unsigned
+fi
 if ! have_all "$hdr612" "$img612"; then
 	no_daemons
 	sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
