@@ -170,7 +170,7 @@ rxe_sroce_table() {
 	echo
 	echo "Kernel ULPs, one VM (-smp 2), target and host on this host: median of $runs runs;"
 	echo "fio ${usecs}s per figure on nvme-rdma (brd namespace), dd 64 MiB O_DIRECT on NFSv4.2"
-	echo "over RDMA, rds_test bulk (64 B x 20000, 64 KiB x 400)"
+	echo "over RDMA, rds_test bulk (64 B x 60000, 64 KiB x 1500, at most 128 in flight)"
 	rxe_sroce_table ulp
 	echo
 	[ "$only" = report ] ||

@@ -94,8 +94,8 @@ ulps() {
 	fi
 
 	modprobe rds_rdma
-	rds_rate "$impl" rds_64 3 -m bulk -s 64 -n 60000 -p "$port"
-	rds_rate "$impl" rds_64k 5 -m bulk -s 65536 -n 1500 -p $((port + 10))
+	rds_rate "$impl" rds_64 3 -m bulk -s 64 -n 60000 -w 128 -p "$port"
+	rds_rate "$impl" rds_64k 5 -m bulk -s 65536 -n 1500 -w 128 -p $((port + 10))
 	# RDS keeps its connections and redials them when the device goes:
 	# 6.1's rdma_cm can oops when a device is deleted under a redial
 	# (cma_cancel_operation() on an id in ROUTE_QUERY without a device).

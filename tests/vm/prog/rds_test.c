@@ -7,20 +7,23 @@
  * checked, and so is the order of each socket pair's messages.
  *
  *   rds_test -a ADDR -m pingpong|bulk [-s SIZE] [-n COUNT] [-k PAIRS]
- *            [-p BASE_PORT] [-t SECONDS]
+ *            [-p BASE_PORT] [-t SECONDS] [-w WINDOW]
  *
  * pingpong: one pair, COUNT messages of SIZE each way, each echoed
  * before the next; bulk: PAIRS pairs, each sender streaming COUNT
- * messages of SIZE to its receiver. Both check at the end that the RDS
- * connection used is an IB one (RDS_INFO_IB_CONNECTIONS), print TAP and
- * a "# rate" line (make bench reads it). The run fails if nothing moves
- * for SECONDS (default 60).
+ * messages of SIZE to its receiver, at most WINDOW of them in flight
+ * if WINDOW is given (a steady stream, as rds-stress's queue depth;
+ * without it the sender queues all it can at once). Both check at the
+ * end that the RDS connection used is an IB one (RDS_INFO_IB_CONNECTIONS),
+ * print TAP and a "# rate" line (make bench reads it). The run fails if
+ * nothing moves for SECONDS (default 60).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/rds.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -52,8 +55,13 @@ static struct in_addr addr;
 static size_t size = 1024;
 static unsigned long count = 100;
 static int npairs = 1, base_port = 18000, stall_s = 60;
+/* Bulk: most messages a pair has in flight (sent, not yet received); 0 none. */
+static unsigned long window;
 static struct pair pairs[MAX_PAIRS];
 static unsigned char *sbuf, *rbuf;
+/* Why the bulk sender stopped, and how long it waited: the rate's context. */
+static unsigned long n_eagain, n_enobufs, n_enomem, n_polls;
+static double poll_s;
 
 static double now(void)
 {
@@ -142,8 +150,12 @@ static int try_send(struct pair *p, int idx, uint64_t seq)
 		   (struct sockaddr *)&p->rx_addr, sizeof(p->rx_addr));
 	if (n == (ssize_t)size)
 		return 1;
-	if (n < 0 && (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM))
+	if (n < 0 && (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM)) {
+		n_eagain += errno == EAGAIN;
+		n_enobufs += errno == ENOBUFS;
+		n_enomem += errno == ENOMEM;
 		return 0;
+	}
 	check(0, "send of message %llu on pair %d: %s",
 	      (unsigned long long)seq, idx, n < 0 ? strerror(errno) : "short");
 	return -1;
@@ -162,18 +174,28 @@ static ssize_t try_recv(int fd)
 	return -1;
 }
 
+/* Has pair @p more of its first @upto messages to send, within the window? */
+static bool may_send(const struct pair *p, unsigned long upto)
+{
+	return p->sent < upto && (!window || p->sent - p->got < window);
+}
+
 /* Wait until some socket of the test can move, or @stall_s seconds. */
 static int wait_any(double last_progress, unsigned long upto)
 {
 	struct pollfd pf[2 * MAX_PAIRS];
+	double t;
 	int i;
 
 	for (i = 0; i < npairs; i++) {
 		pf[2 * i] = (struct pollfd){ .fd = pairs[i].rx, .events = POLLIN };
 		pf[2 * i + 1] = (struct pollfd){ .fd = pairs[i].tx,
-			.events = pairs[i].sent < upto ? POLLOUT | POLLIN : POLLIN };
+			.events = may_send(&pairs[i], upto) ? POLLOUT | POLLIN : POLLIN };
 	}
+	t = now();
 	poll(pf, 2 * npairs, 100);
+	poll_s += now() - t;
+	n_polls++;
 	if (now() - last_progress > stall_s) {
 		check(0, "nothing moved for %d s", stall_s);
 		return -1;
@@ -203,7 +225,7 @@ static int pump(unsigned long upto)
 		for (i = 0; i < npairs; i++) {
 			struct pair *p = &pairs[i];
 
-			while (p->sent < upto && (r = try_send(p, i, p->sent)) > 0) {
+			while (may_send(p, upto) && (r = try_send(p, i, p->sent)) > 0) {
 				p->sent++;
 				moved = 1;
 			}
@@ -243,9 +265,13 @@ static int bulk(void)
 	if (pump(1))
 		return -1;
 	t0 = now();
+	n_eagain = n_enobufs = n_enomem = n_polls = 0;
+	poll_s = 0;
 	if (pump(count))
 		return -1;
 	dt = now() - t0;
+	printf("# sender refused: %lu EAGAIN, %lu ENOBUFS, %lu ENOMEM; %lu polls, %.3f s in poll\n",
+	       n_eagain, n_enobufs, n_enomem, n_polls, poll_s);
 	total = (unsigned long long)(count - 1) * npairs;
 	printf("# rate: %.0f msg/s %.2f MB/s (%d pairs, %zu B, %.2f s)\n",
 	       total / dt, total * (double)size / dt / 1e6, npairs, size, dt);
@@ -360,7 +386,7 @@ static int ib_connections(int fd)
 static int usage(void)
 {
 	fprintf(stderr, "usage: rds_test -a ADDR -m pingpong|bulk [-s SIZE] [-n COUNT] "
-		"[-k PAIRS] [-p BASE_PORT] [-t SECONDS]\n");
+		"[-k PAIRS] [-p BASE_PORT] [-t SECONDS] [-w WINDOW]\n");
 	return 2;
 }
 
@@ -369,7 +395,7 @@ int main(int argc, char **argv)
 	const char *mode = NULL;
 	int opt, i, r, conns;
 
-	while ((opt = getopt(argc, argv, "a:m:s:n:k:p:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:m:s:n:k:p:t:w:")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (inet_pton(AF_INET, optarg, &addr) != 1)
@@ -381,6 +407,7 @@ int main(int argc, char **argv)
 		case 'k': npairs = atoi(optarg); break;
 		case 'p': base_port = atoi(optarg); break;
 		case 't': stall_s = atoi(optarg); break;
+		case 'w': window = strtoul(optarg, NULL, 0); break;
 		default: return usage();
 		}
 	}

@@ -47,7 +47,7 @@ static int sroce_cq_alloc_ring(struct sroce_queue *q, u32 entries,
 /*
  * A consumer that keeps up takes at most a send's CQE and its answer's
  * per interrupt (a CQ shared by both sides of a ping-pong); one interrupt
- * in SROCE_CQ_IRQ_PROBE of those goes to the vector's CPU all the same.
+ * in SROCE_CQ_IRQ_PROBE of those is steered all the same.
  */
 #define SROCE_CQ_IRQ_KEEPUP	2
 #define SROCE_CQ_IRQ_PROBE	32
@@ -63,27 +63,49 @@ static void sroce_cq_irq(void *arg)
 }
 
 /*
+ * The CPU a steered interrupt goes to: the vector's (the vector-th online
+ * CPU), unless that is the producer's own CPU. Steering is there to run
+ * the consumer beside its producer; taken on the producer's CPU, it would
+ * stop the producing until the consumer is done, which is what made the
+ * consumer fall behind. The next online CPU takes it then. nr_cpu_ids:
+ * no other CPU is online.
+ */
+static int sroce_cq_irq_cpu(struct sroce_cq *cq, int this)
+{
+	int cpu = cpumask_local_spread(cq->ibcq.comp_vector, NUMA_NO_NODE);
+
+	if (cpu != this)
+		return cpu;
+	cpu = cpumask_next(this, cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	return cpu == this ? nr_cpu_ids : cpu;
+}
+
+/*
  * Raise the CQ's completion interrupt. A steered one (sroce_cq_post():
  * a kernel CQ whose consumer is behind, or a probe) is taken, as a NIC's
- * MSI-X vector is, on the CPU the vector is bound to (the vector-th
- * online CPU), so its handler works through its queue in parallel with
- * whoever produces it; any other is taken here, with no wake-up of
- * another CPU. A call still queued covers this one, as an interrupt not
- * yet taken.
+ * MSI-X vector is, on another CPU (sroce_cq_irq_cpu()), so its handler
+ * works through its queue in parallel with whoever produces it; any other
+ * is taken here, with no wake-up of another CPU. A call still queued
+ * (-EBUSY) covers this one, as an interrupt not yet taken; a CPU that
+ * went offline meanwhile (-ENXIO) leaves it to this one.
  */
 static void sroce_cq_interrupt(struct sroce_cq *cq, bool steer)
 {
-	int cpu, this;
+	int cpu, ret;
 
 	if (steer) {
-		this = get_cpu();
-		cpu = cpumask_local_spread(cq->ibcq.comp_vector, NUMA_NO_NODE);
-		if (cpu != this) {
+		cpu = sroce_cq_irq_cpu(cq, get_cpu());
+		if (cpu < nr_cpu_ids) {
 			atomic_inc(&cq->irq_inflight);
-			if (smp_call_function_single_async(cpu, &cq->irq_csd))
+			ret = smp_call_function_single_async(cpu, &cq->irq_csd);
+			if (ret)
 				atomic_dec(&cq->irq_inflight);
-			put_cpu();
-			return;
+			if (ret != -ENXIO) {
+				put_cpu();
+				return;
+			}
 		}
 		put_cpu();
 	}
