@@ -89,7 +89,7 @@ fi
 # the -unsigned image only: the same kernel, the same /boot and
 # /lib/modules paths, which is all the VM needs.
 has_candidate() {
-	apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'
+	LC_ALL=C apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'
 }
 img612=linux-image-${hdr612#linux-headers-}
 if ! have_all "$img612" && ! has_candidate "$img612"; then
