@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make profile` (or `make bench PROFILE=1`): one VM boot runs
 # tests/vm/profile-guest.sh, which samples the whole guest with
-# `perf record -a -g` during a 2-byte ib_send_lat and a 64 KiB ib_write_bw
-# run on rdma_rxe and on sroce (loopback on eth0), and prints
+# `perf record -a -g` during a 2-byte ib_send_lat, 64 KiB ib_write_bw and
+# ib_send_bw, and a 64-byte ib_send_bw over 4 QPs, on rdma_rxe and on
+# sroce (loopback on eth0), and prints
 # `perf report --no-children --sort sym` with a "PROFILE <name> " prefix.
 # The lines are sorted here into build/profile-<impl>-<load>.txt.
 # Environment: PROFILE_SECS (seconds per load, 8), PROFILE_TOP (symbols

@@ -1,9 +1,9 @@
 #!/bin/bash
 # `make profile`, inside one VM: where the time goes, on rdma_rxe and on
 # sroce, each device on eth0 with client and server on this host (the
-# loopback of `make bench`). For each device and each of three loads
-# (2-byte ib_send_lat, 64 KiB ib_write_bw, 64-byte ib_send_bw over 4 QPs;
-# SECS seconds each) `perf record -a -g` samples both CPUs (cpu-clock at
+# loopback of `make bench`). For each device and each of four loads
+# (2-byte ib_send_lat, 64 KiB ib_write_bw and ib_send_bw, 64-byte
+# ib_send_bw over 4 QPs; SECS seconds each) `perf record -a -g` samples both CPUs (cpu-clock at
 # 499 Hz: TCG has no PMU) and
 # `perf report --no-children --sort sym` prints the hottest symbols and
 # the call chains of a few of them.
@@ -96,6 +96,7 @@ matrix() {
 	local impl=$1 dev=$2 gid=$3
 	profile "$impl" "$dev" "$gid" send_lat_2 ib_send_lat -s 2
 	profile "$impl" "$dev" "$gid" write_bw_64k ib_write_bw -s 65536
+	profile "$impl" "$dev" "$gid" send_bw_64k ib_send_bw -s 65536
 	profile "$impl" "$dev" "$gid" msg_rate_64_4qp ib_send_bw -s 64 -q 4
 }
 
