@@ -25,6 +25,11 @@ known=(
 	# the receive WQE, so rxe takes its malformed-WQE path (NAK remote
 	# operational error) instead of its own class C length-error path.
 	"err-len=known rxe deviation: SEND longer than the receive gives REM_OP_ERR / LOC_QP_OP_ERR, not REM_INV_REQ_ERR / LOC_LEN_ERR"
+	# The same on UC: the receive completes with LOC_QP_OP_ERR and the
+	# QP goes to ERR, where UC drops the message (IBTA 9.9.3, class D).
+	"uc-too-long=known rxe deviation: a UC SEND longer than the receive completes it with LOC_QP_OP_ERR, not dropped"
+	# The rxe provider's opcode table lets FETCH_AND_ADD through on UC.
+	"uc-refused=known rxe deviation: FETCH_AND_ADD is accepted at post on a UC QP"
 	# Items 5 to 8 of Documentation/rxe-differences.rst.
 	"ev-comm-est=known rxe deviation: no COMM_EST for a QP in RTR that receives"
 	"ev-sq-drained=known rxe deviation: SQD->RTS does not restart the send queue"

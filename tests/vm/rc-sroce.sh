@@ -1,6 +1,7 @@
 #!/bin/bash
-# rc-sroce.sh: the RC conformance test (rc_ops) on sroce, one device, two
-# QPs over its own address (the packets loop back inside sroce), every
+# rc-sroce.sh: the RC and UC conformance test (rc_ops) on sroce, one
+# device, two QPs over its own address (the packets loop back inside
+# sroce), then ibv_uc_pingpong; every
 # check must pass: sroce keeps the IBTA spec where rxe does not
 # (Documentation/rxe-differences.rst). What sroce has not built yet
 # (memory windows) is a TODO "not built", never a pass.
@@ -19,6 +20,11 @@ gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
 ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
 
 tap_merge rc_ops timeout 600 /usr/libexec/sroce/rc_ops "$@" "$dev" "${gid:-0}"
+# rdma-core's UC ping-pong, data checked (-c), polled and with events.
+for ev in "" -e; do
+	pingpong_local "ibv_uc_pingpong -s 4096 $ev" \
+		ibv_uc_pingpong -d "$dev" -g "${gid:-0}" -s 4096 -n 200 -c $ev
+done
 rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 
 # The NIC model, visible (Documentation/sroce-observe.rst): its counters,

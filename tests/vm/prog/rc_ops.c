@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rc_ops [-k ID=REASON]... [-t GLOB]... DEVICE GID_INDEX: RC conformance
- * on one device.
+ * rc_ops [-k ID=REASON]... [-t GLOB]... DEVICE GID_INDEX: RC (and UC)
+ * conformance on one device.
  *
  * Two RC QPs on DEVICE, "a" (the requester) and "b" (the responder), are
  * connected to each other through the RoCE v2 GID at GID_INDEX (loopback:
@@ -107,6 +107,7 @@ static int setup(struct rc *rc, const char *name, int gidx)
 	const char *err;
 
 	memset(rc, 0, sizeof(*rc));
+	rc->qpt = IBV_QPT_RC;
 	rc->gidx = gidx;
 	rc->ctx = open_dev(name);
 	if (!check(rc->ctx != NULL, "setup: open %s", name))
@@ -277,6 +278,9 @@ int main(int argc, char **argv)
 	report("ev-cq-overrun-qp", t_ev_cq_overrun(&rc, 1), "... and QP_FATAL on the QP, which goes to ERR");
 	report("ev-access-err", t_err_access(&rc, 0, 1), "RDMA WRITE with a bad rkey: the responder QP raises QP_ACCESS_ERR and goes to ERR");
 	report("ev-req-err", t_err_access(&rc, 3, 1), "unaligned atomic: the responder QP raises QP_REQ_ERR and goes to ERR");
+
+	/* UC queue pairs (uc.c). */
+	t_uc(&rc);
 
 	/* Data still flows after all that. */
 	report("send-after-errors", t_send(&rc, 1025, 0), "SEND of 1025 B on fresh QPs after the error tests");

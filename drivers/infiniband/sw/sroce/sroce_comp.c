@@ -75,7 +75,7 @@ void sroce_comp_reset(struct sroce_qp *qp, u32 prod)
 
 static bool sroce_comp_outstanding(struct sroce_qp *qp)
 {
-	return qp->comp.psn != qp->req.psn;
+	return sroce_qp_acked(qp) && qp->comp.psn != qp->req.psn;
 }
 
 /*

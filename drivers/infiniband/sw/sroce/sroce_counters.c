@@ -20,6 +20,7 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_RX_DROP_QKEY] = { .name = "rx_drop_qkey" },
 	[SROCE_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
 	[SROCE_CNT_RX_DROP_LEN] = { .name = "rx_drop_len" },
+	[SROCE_CNT_RX_DROP_UC_MSG] = { .name = "rx_drop_uc_msg" },
 	[SROCE_CNT_RX_DUP_REQ] = { .name = "rx_dup_req" },
 	[SROCE_CNT_RX_STALE_RESP] = { .name = "rx_stale_resp" },
 	[SROCE_CNT_RX_CNP] = { .name = "rx_cnp" },

@@ -25,6 +25,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_QKEY,		/* datagrams with another Q_Key */
 	SROCE_CNT_RX_DROP_NO_RECV,	/* datagrams that found no receive */
 	SROCE_CNT_RX_DROP_LEN,		/* datagrams longer than the receive */
+	SROCE_CNT_RX_DROP_UC_MSG,	/* UC messages dropped whole */
 	SROCE_CNT_RX_DUP_REQ,		/* duplicate requests answered */
 	SROCE_CNT_RX_STALE_RESP,	/* responses for nothing outstanding */
 	SROCE_CNT_RX_CNP,		/* congestion notifications */

@@ -21,6 +21,10 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	if (sroce_qp_is_ud(qp) && wr->opcode != IB_WR_SEND &&
 	    wr->opcode != IB_WR_SEND_WITH_IMM)
 		return -EINVAL;
+	/* Refused at once on UC, as libsroce does (sroce_swqe_check()). */
+	if (sroce_qp_is_uc(qp) && (sroce_op_is_rd(wr->opcode) ||
+				   wr->opcode == IB_WR_SEND_WITH_INV))
+		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;

@@ -213,6 +213,8 @@ struct sroce_qp {
 		/* The message in progress: a SEND into rwqe, or a WRITE */
 		bool in_send;
 		bool in_write;
+		/* UC: the rest of a message that lost a packet is dropped */
+		bool uc_drop;
 		bool have_rwqe;
 		u64 rcv_off;
 		u64 wr_va;
@@ -265,6 +267,20 @@ static inline struct sroce_rx_cb *sroce_rx_cb(struct sk_buff *skb)
 static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/*
+ * Only RC acknowledges: a UC or UD send completes once its last packet
+ * left, and its requester keeps no window and runs no ACK timer.
+ */
+static inline bool sroce_qp_acked(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UC;
 }
 
 static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)

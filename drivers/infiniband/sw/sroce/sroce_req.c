@@ -49,6 +49,13 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 	if (sroce_qp_is_ud(qp) && h->opcode != IB_WR_SEND &&
 	    h->opcode != IB_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
+	/*
+	 * UC has no responses, so no READ or atomic, and no opcode for a
+	 * SEND with invalidate (IBTA 9.2.1); local operations stay local.
+	 */
+	if (sroce_qp_is_uc(qp) && (sroce_op_is_rd(h->opcode) ||
+				   h->opcode == IB_WR_SEND_WITH_INV))
+		return IB_WC_LOC_QP_OP_ERR;
 	switch (h->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -323,14 +330,26 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		f.imm = h->ex.imm_data;
 		f.se = last && (h->send_flags & IB_SEND_SOLICITED);
 		f.ackreq = last || !(f.psn % SROCE_ACKREQ_EVERY);
+		if (sroce_qp_is_uc(qp)) {
+			/* The same packet, with UC's opcode and no AckReq. */
+			f.opcode |= SROCE_TR_UC << 5;
+			f.ackreq = false;
+		}
 		qp->req.off += pay;
 		break;
 	}
 	ret = sroce_tx(qp, &f, pay, sroce_req_fill, &g);
 	if (ret)
 		return ret;
-	if (qp->req.off >= s->length)
+	if (qp->req.off < s->length)
+		return 0;
+	if (sroce_qp_acked(qp)) {
 		s->state = SROCE_SWQE_SENT;
+		return 0;
+	}
+	/* UC: nothing will acknowledge it; it completes as it leaves. */
+	sroce_sq_done(s, IB_WC_SUCCESS);
+	qp->comp.psn = qp->req.psn;
 	return 0;
 }
 
@@ -346,7 +365,8 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 /* Would a packet at @psn leave the PSN window? Counted as a stall. */
 static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
 {
-	if (sroce_psn_diff(psn, qp->comp.psn) < SROCE_MAX_INFLIGHT)
+	if (!sroce_qp_acked(qp) ||
+	    sroce_psn_diff(psn, qp->comp.psn) < SROCE_MAX_INFLIGHT)
 		return false;
 	qp->window_full++;
 	sroce_count(qp->sdev, SROCE_CNT_WINDOW_FULL, 1);

@@ -7,6 +7,13 @@
  * gate. ACKs are coalesced: one per pass over the engines, for the last
  * request that asked. Responses go out in PSN order, so no request is
  * taken while a read's responses are still being sent.
+ *
+ * UC (IBTA 9.7.5.1, 9.9.3) answers nothing: a message that lost a packet,
+ * found no receive WQE or failed a check is dropped whole and counted
+ * (rx_drop_uc_msg), the QP stays in RTS, and the responder takes the next
+ * packet that starts a message, whatever its PSN. A receive WQE the
+ * dropped message had taken serves the next one, except an SRQ's, which
+ * completes in error.
  */
 #include "sroce.h"
 #include "sroce_qp.h"
@@ -20,17 +27,49 @@ static void sroce_resp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 }
 
 /*
+ * UC: the message in progress ends here, unplaced. A receive WQE it took
+ * keeps its place for the next message, unless an SRQ's (other QPs may
+ * take the SRQ's next WQEs meanwhile): that one completes with
+ * @recv_status, or REM_ACCESS_ERR for a write that failed its key.
+ */
+static void sroce_resp_uc_drop(struct sroce_qp *qp, u8 recv_status)
+{
+	struct sroce_cqe cqe = {
+		.wr_id = qp->resp.rwqe.wr_id,
+		.status = recv_status ? recv_status : IB_WC_REM_ACCESS_ERR,
+		.opcode = IB_WC_RECV,
+	};
+
+	sroce_count(qp->sdev, SROCE_CNT_RX_DROP_UC_MSG, 1);
+	qp->resp.in_send = false;
+	qp->resp.in_write = false;
+	qp->resp.uc_drop = true;
+	qp->resp.rcv_off = 0;
+	if (qp->resp.have_rwqe && qp->ibqp.srq) {
+		qp->resp.have_rwqe = false;
+		sroce_svc_complete(qp, true, &cqe, false);
+	}
+}
+
+/*
  * A request the responder cannot carry out ends the connection (IBTA
  * 9.9.3, classes C and D): NAK it, fail the receive WQE in progress, and
- * take the QP to ERR.
+ * take the QP to ERR. On UC only a malformed receive WQE (class A, @ev
+ * QP_FATAL) does, unanswered; anything else drops the message.
  */
 static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak,
 			     u8 recv_status, enum ib_event_type ev)
 {
 	struct sroce_cqe cqe = {};
 
-	sroce_count(qp->sdev, SROCE_CNT_ERR_NAK_SENT, 1);
-	sroce_resp_nak(qp, psn, SROCE_AETH_NAK | nak);
+	if (sroce_qp_is_uc(qp) && ev != IB_EVENT_QP_FATAL) {
+		sroce_resp_uc_drop(qp, recv_status);
+		return;
+	}
+	if (sroce_qp_acked(qp)) {
+		sroce_count(qp->sdev, SROCE_CNT_ERR_NAK_SENT, 1);
+		sroce_resp_nak(qp, psn, SROCE_AETH_NAK | nak);
+	}
 	/* A consumer that sees the error completion finds the QP in ERR. */
 	sroce_svc_error(qp, ev);
 	if (qp->resp.have_rwqe && recv_status) {
@@ -90,6 +129,11 @@ static int sroce_resp_need_rwqe(struct sroce_qp *qp,
 				const struct sroce_pkt *pkt)
 {
 	if (!sroce_rq_take(qp)) {
+		/* UC has no RNR NAK: the message is dropped (class D). */
+		if (sroce_qp_is_uc(qp)) {
+			sroce_resp_uc_drop(qp, 0);
+			return -EAGAIN;
+		}
 		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
 		/* The packets behind it get no sequence NAK of their own. */
 		qp->resp.nak_sent = true;
@@ -469,7 +513,7 @@ static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (ret)
 		return ret;
 	qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
-	if (pkt->f.ackreq) {
+	if (pkt->f.ackreq && sroce_qp_acked(qp)) {
 		qp->resp.ack_pending = true;
 		qp->resp.ack_psn = pkt->f.psn;
 	}
@@ -518,6 +562,49 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	}
 }
 
+/*
+ * UC: may the packet go on to be executed? A packet in sequence continues
+ * or starts a message; one that starts a message is taken at any PSN, and
+ * ends the message in progress, which lost its last packets. Anything else
+ * belongs to a message that lost a packet: dropped with the rest of it.
+ */
+static bool sroce_resp_uc_take(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	const struct sroce_opcode_info *info = pkt->info;
+
+	if (!qp->resp.uc_drop && pkt->f.psn == qp->resp.psn &&
+	    sroce_resp_in_order(qp, info))
+		return true;
+	if (qp->resp.in_send || qp->resp.in_write)
+		sroce_resp_uc_drop(qp, 0);
+	else if (!qp->resp.uc_drop && !(info->pos & SROCE_POS_FIRST))
+		sroce_resp_uc_drop(qp, 0);
+	if (info->pos & SROCE_POS_FIRST) {
+		qp->resp.uc_drop = false;
+		return true;
+	}
+	/* The dropped message ends with its last packet. */
+	if (info->pos & SROCE_POS_LAST)
+		qp->resp.uc_drop = false;
+	return false;
+}
+
+static void sroce_resp_uc_packet(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt,
+				 enum sroce_parse_err perr)
+{
+	if (!sroce_resp_uc_take(qp, pkt))
+		return;
+	/* A packet that does not fit the path MTU: its message is lost. */
+	if (perr != SROCE_PARSE_OK)
+		sroce_resp_uc_drop(qp, 0);
+	else if (sroce_resp_execute(qp, pkt) >= 0)
+		return;
+	/* Refused: dropped, and with its last packet the message is over. */
+	if (pkt->info->pos & SROCE_POS_LAST)
+		qp->resp.uc_drop = false;
+}
+
 static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	enum sroce_parse_err perr;
@@ -527,7 +614,8 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	perr = sroce_parse(skb->data, skb->len, qp->mtu, &pkt);
 	if ((perr != SROCE_PARSE_OK && perr != SROCE_PARSE_TOO_BIG &&
 	     perr != SROCE_PARSE_NOT_MTU) ||
-	    pkt.info->transport != SROCE_TR_RC) {
+	    pkt.info->transport != (sroce_qp_is_uc(qp) ? SROCE_TR_UC :
+							 SROCE_TR_RC)) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
 		return;
 	}
@@ -535,6 +623,10 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 		qp->resp.comm_est = true;
 		if (sroce_qp_state(qp) == IB_QPS_RTR)
 			sroce_svc_event(qp, IB_EVENT_COMM_EST);
+	}
+	if (sroce_qp_is_uc(qp)) {
+		sroce_resp_uc_packet(qp, &pkt, perr);
+		return;
 	}
 	d = sroce_psn_diff(pkt.f.psn, qp->resp.psn);
 	if (d < 0) {
@@ -658,6 +750,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 		return true;
 	qp->resp.in_send = false;
 	qp->resp.in_write = false;
+	qp->resp.uc_drop = false;
 	qp->resp.active = NULL;
 	qp->resp.ack_pending = false;
 	while (qp->resp.have_rwqe || (!qp->ibqp.srq && sroce_rq_take(qp))) {
@@ -691,6 +784,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.ack_pending = false;
 	qp->resp.in_send = false;
 	qp->resp.in_write = false;
+	qp->resp.uc_drop = false;
 	qp->resp.have_rwqe = false;
 	qp->resp.active = NULL;
 	qp->resp.comm_est = false;

@@ -330,7 +330,7 @@ struct ibv_qp *qp_new(struct rc *rc, struct ibv_cq *scq,
 	ia.send_cq = scq;
 	ia.recv_cq = rcq;
 	ia.cap = *cap;
-	ia.qp_type = IBV_QPT_RC;
+	ia.qp_type = rc->qpt;
 	ia.sq_sig_all = 0;
 	return ibv_create_qp(rc->pd, &ia);
 }
@@ -432,8 +432,9 @@ int to_init(struct rc *rc, struct ibv_qp *qp)
 	qa.qp_state = IBV_QPS_INIT;
 	qa.pkey_index = 0;
 	qa.port_num = 1;
-	qa.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			     IBV_ACCESS_REMOTE_READ | rc->acc_atomic;
+	qa.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (rc->qpt == IBV_QPT_RC)
+		qa.qp_access_flags |= IBV_ACCESS_REMOTE_READ | rc->acc_atomic;
 	return merr(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
 }
@@ -462,7 +463,8 @@ int to_rtr(struct rc *rc, struct ibv_qp *qp, uint32_t dqpn,
 	struct ibv_qp_attr qa;
 
 	rtr_attr(rc, &qa, dqpn, rq_psn, o);
-	return merr(ibv_modify_qp(qp, &qa, RTR_MASK));
+	return merr(ibv_modify_qp(qp, &qa, rc->qpt == IBV_QPT_UC ? UC_RTR_MASK :
+								RTR_MASK));
 }
 
 void rts_attr(struct rc *rc, struct ibv_qp_attr *qa, uint32_t sq_psn,
@@ -484,7 +486,8 @@ int to_rts(struct rc *rc, struct ibv_qp *qp, uint32_t sq_psn,
 	struct ibv_qp_attr qa;
 
 	rts_attr(rc, &qa, sq_psn, o);
-	return merr(ibv_modify_qp(qp, &qa, RTS_MASK));
+	return merr(ibv_modify_qp(qp, &qa, rc->qpt == IBV_QPT_UC ? UC_RTS_MASK :
+								RTS_MASK));
 }
 
 void pair_down(struct rc *rc)

@@ -49,6 +49,7 @@ struct rc {
 	int gidx;
 	int acc_atomic;			/* IBV_ACCESS_REMOTE_ATOMIC or 0 */
 	int dirty;			/* reconnect before the next test */
+	enum ibv_qp_type qpt;		/* the pair's type: RC, or UC (uc.c) */
 	struct ep a, b;
 	/* Async events read while waiting for another, not yet asked for. */
 	struct { enum ibv_event_type type; void *obj; } evq[MAX_EVQ];
@@ -68,6 +69,10 @@ struct buf {
 		  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
 #define RTS_MASK (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
 		  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
+/* UC has no responses: no read resources, timers or retries (IBTA 11.2.5). */
+#define UC_RTR_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | \
+		     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
+#define UC_RTS_MASK (IBV_QP_STATE | IBV_QP_SQ_PSN)
 
 #define ACC_LOCAL	IBV_ACCESS_LOCAL_WRITE
 #define ACC_REMOTE	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -189,6 +194,9 @@ const char *t_max_msg(struct rc *rc, int kind);
 
 /* rnr.c */
 const char *t_write_imm_rnr(struct rc *rc, size_t len);
+
+/* uc.c */
+void t_uc(struct rc *rc);
 
 /* events.c */
 const char *t_ev_comm_est(struct rc *rc);
