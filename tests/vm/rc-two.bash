@@ -118,8 +118,9 @@ rc_two_cm() {
 		"ib_send_bw -d $dev -c UD -R -F -n 100 -p @PORT@ @PEER@"
 }
 
-# The message sizes rc_two_data runs; a suite may set fewer.
+# The message sizes and path MTUs rc_two_data runs; a suite may set fewer.
 rc_two_sizes=${rc_two_sizes:-1 1000 4096 65536 1048576}
+rc_two_mtus=${rc_two_mtus:-256 512 1024 2048 4096}
 
 # rc_two_data DEV GID4 GID6 TOOL [ARGS...]: TOOL (ibv_rc_pingpong or
 # rc_peer, which take the same options) at each of rc_two_sizes, at every
@@ -132,7 +133,7 @@ rc_two_data() {
 		rc_two_both "$name${*:+ $*} -s $s IPv4" \
 			"$tool" -d "$dev" -g "$gid4" -s "$s" -n 3 "$@"
 	done
-	for m in 256 512 1024 2048 4096; do
+	for m in $rc_two_mtus; do
 		rc_two_both "$name${*:+ $*} -m $m -s 10000 IPv4" \
 			"$tool" -d "$dev" -g "$gid4" -m "$m" -s 10000 -n 3 "$@"
 	done
@@ -181,6 +182,13 @@ rc_two_main() {
 		rc_two_data "$dev" "$gid4" "$gid6" ibv_rc_pingpong -c
 	fi
 	rc_two_data "$dev" "$gid4" "$gid6" /usr/libexec/sroce/rc_peer ${qpt:+-t $qpt}
+	# UC: nothing resends, so under loss a message that lost a packet is
+	# dropped whole; every one that arrives is whole and arrives once
+	# (rc_peer -u), and most arrive (4 packets each, 1% loss a packet).
+	[ -n "$netem" ] ||
+		rc_two_both "ibv_uc_pingpong -c" ibv_uc_pingpong -d "$dev" -g "$gid4" -s 4096 -n 50 -c
+	rc_two_both "rc_peer -u (UC) 40 x 4 KiB" /usr/libexec/sroce/rc_peer -d "$dev" \
+		-g "$gid4" -s 4096 -m 1024 -n 10 -u ${netem:+-L 50}
 
 	# perftest, small counts: TCG runs ~20x slower than metal.
 	rc_two_both "ib_send_bw 64 KiB" ib_send_bw -d "$dev" -x "$gid4" -s 65536 -n 50 -F ${qpt:+-u $qpt}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS]
- *         [-t TIMEOUT] [SERVER]
+ *         [-t TIMEOUT] [-u [-L PERCENT]] [SERVER]
  *
  * One RC QP on each of two hosts, connected over TCP like ibv_rc_pingpong
  * (the side given SERVER is the client). Both sides run the same steps at
@@ -22,6 +22,14 @@
  * -t sets the QPs' local ACK timeout (4.096 us << TIMEOUT, default 14: 67
  * ms); a slow, lossy link with deep queues wants a longer one, as it does
  * on real networks.
+ *
+ * -u makes the QPs UC, which nothing retransmits: each iteration is then
+ * a burst of SEND_WITH_IMMs both ways, the message's number in the
+ * immediate, BURST receives always posted. A message that lost a packet
+ * is dropped whole by the responder; every one that arrives must be whole
+ * (its length, every byte of the pattern of its number) and arrive once.
+ * At least PERCENT of the messages sent must arrive (-L, default 100: a
+ * clean link loses none).
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -66,6 +74,7 @@ struct side {
 enum { R_SEND = 0, R_RECV = BURST, R_TARGET = 2 * BURST, R_READ, R_ATOMIC };
 
 static int ack_timeout = 14;
+static enum ibv_qp_type qp_type = IBV_QPT_RC;
 
 static unsigned char *region(struct side *s, int r)
 {
@@ -206,7 +215,7 @@ static enum ibv_mtu mtu_of(int bytes)
 static void setup(struct side *s, const char *dev, size_t size)
 {
 	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
+		.qp_type = qp_type,
 		.cap = { .max_send_wr = 2 * BURST, .max_recv_wr = 2 * BURST,
 			 .max_send_sge = 3, .max_recv_sge = 1 },
 	};
@@ -245,6 +254,8 @@ static void connect_qp(struct side *s, int port_num, int gid_index, enum ibv_mtu
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
+	/* UC takes no read/atomic resources, timers or retry counts. */
+	int uc = qp_type == IBV_QPT_UC;
 	struct wire me = { 0 }, peer;
 	union ibv_gid gid;
 	uint32_t psn;
@@ -267,6 +278,8 @@ static void connect_qp(struct side *s, int port_num, int gid_index, enum ibv_mtu
 	s->peer_addr = be64toh(peer.addr);
 	s->peer_rkey = be32toh(peer.rkey);
 
+	if (uc)
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		fail("modify to INIT failed");
@@ -284,7 +297,8 @@ static void connect_qp(struct side *s, int port_num, int gid_index, enum ibv_mtu
 	memcpy(a.ah_attr.grh.dgid.raw, peer.gid, 16);
 	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+			  (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER)))
 		fail("modify to RTR failed: %s", strerror(errno));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -293,9 +307,9 @@ static void connect_qp(struct side *s, int port_num, int gid_index, enum ibv_mtu
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)))
 		fail("modify to RTS failed: %s", strerror(errno));
 }
 
@@ -530,6 +544,91 @@ static void step_atomics(struct side *s, int me, int iter)
 		     (unsigned long long)*word, (unsigned long long)~mine);
 }
 
+/* -u: what the UC stream saw, over all iterations. */
+struct uc_tally {
+	unsigned char *seen;	/* one per message number the peer sends */
+	int nseen, max;
+};
+
+/* A UC message arrived in receive @slot: whole, and not seen before. */
+static void uc_take(struct side *s, struct uc_tally *t, const struct ibv_wc *wc,
+		    int me)
+{
+	uint32_t n = ntohl(wc->imm_data);
+	int slot = wc->wr_id;
+
+	if (wc->opcode != IBV_WC_RECV || !(wc->wc_flags & IBV_WC_WITH_IMM) ||
+	    n >= (uint32_t)t->max)
+		fail("UC: a receive completion with opcode %d, flags 0x%x, number %u",
+		     wc->opcode, wc->wc_flags, n);
+	if (t->seen[n])
+		fail("UC: message %u arrived twice", n);
+	if (wc->byte_len != s->size)
+		fail("UC: message %u: %u bytes arrived, not %zu", n, wc->byte_len,
+		     s->size);
+	expect(region(s, R_RECV + slot), s->size,
+	       seed_of(!me, n / BURST, n % BURST), "UC SEND", n / BURST);
+	t->seen[n] = 1;
+	t->nseen++;
+	memset(region(s, R_RECV + slot), 0, s->size);
+	post_recv(s, slot);
+}
+
+/*
+ * One UC burst each way. Send completions come as the packets leave; the
+ * peer's messages may still be on the link after the barrier, so receive
+ * completions are taken until none came for 300 ms.
+ */
+static void step_uc_burst(struct side *s, struct uc_tally *t, int me, int iter)
+{
+	struct timespec t0, now;
+	int k, sends = 0, n;
+	struct ibv_wc wc;
+
+	for (k = 0; k < BURST; k++)
+		fill(region(s, R_SEND + k), s->size, seed_of(me, iter, k));
+	barrier(s);
+	for (k = 0; k < BURST; k++) {
+		struct ibv_sge sg = { region_addr(s, R_SEND + k), s->size,
+				      s->mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = k, .sg_list = &sg, .num_sge = 1,
+			.opcode = IBV_WR_SEND_WITH_IMM,
+			.imm_data = htonl(iter * BURST + k),
+		};
+
+		post_send(s, &wr);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (sends < BURST) {
+		next_ok(s, &wc, "UC burst", iter);
+		if (wc.opcode & IBV_WC_RECV) {
+			uc_take(s, t, &wc, me);
+			continue;
+		}
+		if (wc.opcode != IBV_WC_SEND || wc.wr_id != (uint64_t)sends)
+			fail("iteration %d, UC burst: send completion %llu (opcode %d), want %d",
+			     iter, (unsigned long long)wc.wr_id, wc.opcode, sends);
+		sends++;
+	}
+	barrier(s);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = ibv_poll_cq(s->cq, 1, &wc);
+		if (n < 0)
+			fail("iteration %d, UC burst: ibv_poll_cq failed", iter);
+		if (n && wc.status != IBV_WC_SUCCESS)
+			fail("iteration %d, UC burst: receive status %s", iter,
+			     ibv_wc_status_str(wc.status));
+		if (n) {
+			uc_take(s, t, &wc, me);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - t0.tv_sec) * 1000 +
+		 (now.tv_nsec - t0.tv_nsec) / 1000000 < 300);
+}
+
 static void teardown(struct side *s)
 {
 	if (ibv_destroy_qp(s->qp) || ibv_dereg_mr(s->mr) ||
@@ -543,11 +642,12 @@ static void teardown(struct side *s)
 int main(int argc, char **argv)
 {
 	const char *dev = NULL, *port = "18515", *server = NULL;
-	int gid_index = 0, mtu = 1024, iters = 3, opt, iter, me;
+	int gid_index = 0, mtu = 1024, iters = 3, opt, iter, me, min_pct = 100;
+	struct uc_tally tally = { 0 };
 	size_t size = 4096;
 	struct side s = { 0 };
 
-	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:uL:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -556,12 +656,14 @@ int main(int argc, char **argv)
 		case 'm': mtu = atoi(optarg); break;
 		case 'n': iters = atoi(optarg); break;
 		case 't': ack_timeout = atoi(optarg); break;
-		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [SERVER]");
+		case 'u': qp_type = IBV_QPT_UC; break;
+		case 'L': min_pct = atoi(optarg); break;
+		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [-u [-L PERCENT]] [SERVER]");
 		}
 	}
 	if (!dev || !size || size > (1u << 30) || iters < 1 ||
-	    ack_timeout < 0 || ack_timeout > 31)
-		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [SERVER]");
+	    ack_timeout < 0 || ack_timeout > 31 || min_pct < 0 || min_pct > 100)
+		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [-u [-L 0..100]] [SERVER]");
 	if (optind < argc)
 		server = argv[optind];
 	me = !!server;
@@ -569,6 +671,24 @@ int main(int argc, char **argv)
 	setup(&s, dev, size);
 	s.sock = server ? tcp_connect(server, port) : tcp_accept(port);
 	connect_qp(&s, 1, gid_index, mtu_of(mtu));
+	if (qp_type == IBV_QPT_UC) {
+		tally.max = iters * BURST;
+		tally.seen = calloc(tally.max, 1);
+		if (!tally.seen)
+			fail("out of memory");
+		for (iter = 0; iter < BURST; iter++)
+			post_recv(&s, iter);
+		for (iter = 0; iter < iters; iter++)
+			step_uc_burst(&s, &tally, me, iter);
+		barrier(&s);
+		teardown(&s);
+		printf("rc_peer: UC, %d messages of %zu B, MTU %d: %d arrived, each whole and once\n",
+		       tally.max, size, mtu, tally.nseen);
+		if (tally.nseen * 100 < tally.max * min_pct)
+			fail("UC: %d of %d messages arrived, fewer than %d%%",
+			     tally.nseen, tally.max, min_pct);
+		return 0;
+	}
 	for (iter = 0; iter < iters; iter++) {
 		step_send_burst(&s, me, iter);
 		step_zero_send(&s, iter);
