@@ -14,8 +14,9 @@
  * have). We claim a device only if it carries the sroce sysfs attribute, so
  * we never take another driver's device (rxe, siw, ...).
  *
- * So far this provides contexts, device/port queries, PDs, CQs, MRs and
- * QPs (RC, UC, UD; no SRQ, MW or AH yet).
+ * So far this provides contexts, device/port queries, PDs, thread and
+ * parent domains (sroce_domain.c), CQs, MRs, AHs, SRQs and QPs (RC, UC,
+ * UD); no memory windows yet.
  * Every verb we do not set in sroce_ctx_ops falls through to libibverbs'
  * verbs_dummy_ops, which fail with EOPNOTSUPP (NULL + errno for object
  * creation, the error as return value otherwise), which is the honest
@@ -104,40 +105,6 @@ static int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 	struct ibv_query_port cmd;
 
 	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
-}
-
-static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
-{
-	struct sroce_alloc_pd_cmd_resp resp = {};
-	struct ibv_alloc_pd cmd;
-	struct sroce_pd *pd;
-	int ret;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd)
-		return NULL;
-
-	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd),
-			       &resp.ibv_resp, sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
-	pd->pdn = resp.drv.pdn;
-	return &pd->ibv_pd;
-}
-
-static int sroce_dealloc_pd(struct ibv_pd *ibpd)
-{
-	int ret;
-
-	/* On failure the kernel still holds the PD, so must we. */
-	ret = ibv_cmd_dealloc_pd(ibpd);
-	if (ret)
-		return ret;
-	free(to_spd(ibpd));
-	return 0;
 }
 
 /*
@@ -242,13 +209,16 @@ static void sroce_free_context(struct ibv_context *ibctx)
 
 /* Only what exists; see the top of the file for everything else. */
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd	 = sroce_alloc_pd,
+	.alloc_td	 = sroce_alloc_td,
 	.create_ah	 = sroce_create_ah,
 	.create_cq	 = sroce_create_cq,
 	.create_qp	 = sroce_create_qp,
 	.create_qp_ex	 = sroce_create_qp_ex,
 	.create_srq	 = sroce_create_srq,
 	.dealloc_pd	 = sroce_dealloc_pd,
+	.dealloc_td	 = sroce_dealloc_td,
 	.dereg_mr	 = sroce_dereg_mr,
 	.destroy_ah	 = sroce_destroy_ah,
 	.destroy_cq	 = sroce_destroy_cq,

@@ -7,6 +7,7 @@
 #define SROCE_PROVIDER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/driver.h>
@@ -20,11 +21,38 @@ struct sroce_context {
 	struct verbs_context	ibv_ctx;
 };
 
+struct sroce_td {
+	struct ibv_td		ibv_td;
+	int			refs;	/* parent domains on it (atomic) */
+};
+
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain(3)):
+ * a PD for every verb, standing for @protection, with a thread domain
+ * and allocators of the application's.
+ */
 struct sroce_pd {
 	struct ibv_pd		ibv_pd;
 	/* The kernel's PD number; QPs and MRs will carry it. */
 	uint32_t		pdn;
+	int			refs;	/* parent domains or QPs on it (atomic) */
+	struct sroce_pd		*protection;	/* NULL: a PD itself */
+	struct sroce_td		*td;
+	void			*(*alloc)(struct ibv_pd *pd, void *pd_context,
+					  size_t size, size_t alignment,
+					  uint64_t resource_type);
+	void			(*free)(struct ibv_pd *pd, void *pd_context,
+					void *ptr, uint64_t resource_type);
+	void			*pd_context;
 };
+
+/*
+ * What libsroce asks a parent domain's allocator for: the resource_type
+ * argument (ibv_alloc_parent_domain(3) leaves the values to the provider).
+ * Only the QP's own state is the provider's to allocate; its rings are
+ * the kernel's, mapped.
+ */
+#define SROCE_RES_TYPE_QP	1
 
 struct sroce_ah {
 	struct ibv_ah		ibv_ah;
@@ -77,6 +105,14 @@ struct sroce_qp {
 	struct sroce_wq		sq;
 	struct sroce_wq		rq;
 	uint32_t		ops;	/* IBV_QP_EX_WITH_* valid for the type */
+	/*
+	 * On a parent domain with a thread domain: the application posts
+	 * from one thread at a time, so posting takes no lock.
+	 */
+	bool			lockless;
+	/* The parent domain whose allocator gave this struct, or NULL. */
+	struct sroce_pd		*alloc_pd;
+	struct sroce_pd		*pd;	/* holds a reference on it */
 	uint32_t		max_send_sge;
 	uint32_t		max_recv_sge;
 	uint32_t		max_inline;
@@ -186,6 +222,19 @@ static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct sroce_qp, vqp.qp);
 }
 
+/* Posters of one QP exclude each other, unless a thread domain says so. */
+static inline void sroce_wq_lock(struct sroce_qp *qp, struct sroce_wq *wq)
+{
+	if (!qp->lockless)
+		pthread_spin_lock(&wq->lock);
+}
+
+static inline void sroce_wq_unlock(struct sroce_qp *qp, struct sroce_wq *wq)
+{
+	if (!qp->lockless)
+		pthread_spin_unlock(&wq->lock);
+}
+
 /* sroce_cq.c */
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
@@ -206,6 +255,15 @@ int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 /* Inline data is payload we send: not for reads or atomics. */
 #define SROCE_OPS_INLINE (SROCE_OPS_UC | IBV_QP_EX_WITH_SEND_WITH_INV)
+
+/* sroce_domain.c */
+struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx);
+int sroce_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_td *sroce_alloc_td(struct ibv_context *ibctx,
+			      struct ibv_td_init_attr *attr);
+int sroce_dealloc_td(struct ibv_td *ibtd);
+struct ibv_pd *sroce_alloc_parent_domain(struct ibv_context *ibctx,
+					 struct ibv_parent_domain_init_attr *attr);
 
 /* sroce_srq.c */
 struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,

@@ -299,7 +299,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->sq.lock);
+	sroce_wq_lock(qp, &qp->sq);
 	start = qp->sq.prod;
 	for (; wr; wr = wr->next) {
 		ret = sroce_post_one_send(qp, wr);
@@ -309,7 +309,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 	}
 	published = sroce_wq_publish(&qp->sq, start);
-	pthread_spin_unlock(&qp->sq.lock);
+	sroce_wq_unlock(qp, &qp->sq);
 
 	if (!published)
 		return ret;
@@ -367,7 +367,7 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->rq.lock);
+	sroce_wq_lock(qp, &qp->rq);
 	start = qp->rq.prod;
 	for (; wr; wr = wr->next) {
 		ret = sroce_post_one_recv(&qp->rq, qp->max_recv_sge, wr);
@@ -377,7 +377,7 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		}
 	}
 	published = sroce_wq_publish(&qp->rq, start);
-	pthread_spin_unlock(&qp->rq.lock);
+	sroce_wq_unlock(qp, &qp->rq);
 
 	if (!published)
 		return ret;
@@ -432,7 +432,7 @@ static void sroce_wr_start(struct ibv_qp_ex *qpx)
 {
 	struct sroce_qp *qp = to_sqp_ex(qpx);
 
-	pthread_spin_lock(&qp->sq.lock);
+	sroce_wq_lock(qp, &qp->sq);
 	qp->wr_start = qp->sq.prod;
 	qp->wr_err = 0;
 	qp->wr_cur = NULL;
@@ -450,7 +450,7 @@ static int sroce_wr_complete(struct ibv_qp_ex *qpx)
 	if (err)
 		qp->sq.prod = qp->wr_start;
 	published = sroce_wq_publish(&qp->sq, qp->wr_start);
-	pthread_spin_unlock(&qp->sq.lock);
+	sroce_wq_unlock(qp, &qp->sq);
 	return published ? sroce_sq_doorbell(qp) : err;
 }
 
@@ -460,7 +460,7 @@ static void sroce_wr_abort(struct ibv_qp_ex *qpx)
 
 	/* Nothing since wr_start was published, so the slots are ours. */
 	qp->sq.prod = qp->wr_start;
-	pthread_spin_unlock(&qp->sq.lock);
+	sroce_wq_unlock(qp, &qp->sq);
 }
 
 /* Starts the batch's next WQE; NULL once the batch has failed. */

@@ -128,8 +128,42 @@ static int sroce_qp_setup(struct sroce_qp *qp, const struct ibv_qp_cap *cap,
 	return ret;
 }
 
-static struct sroce_qp *sroce_qp_alloc(enum ibv_qp_type type, int *err)
+/*
+ * The QP's state, from the parent domain's allocator if it has one that
+ * does not defer to ours; zeroed either way.
+ */
+static struct sroce_qp *sroce_qp_mem(struct sroce_pd *pd)
 {
+	struct sroce_qp *qp;
+
+	if (pd->alloc) {
+		qp = pd->alloc(&pd->ibv_pd, pd->pd_context, sizeof(*qp),
+			       _Alignof(struct sroce_qp), SROCE_RES_TYPE_QP);
+		if (qp != IBV_ALLOCATOR_USE_DEFAULT) {
+			if (qp) {
+				memset(qp, 0, sizeof(*qp));
+				qp->alloc_pd = pd;
+			}
+			return qp;
+		}
+	}
+	return calloc(1, sizeof(*qp));
+}
+
+static void sroce_qp_mem_free(struct sroce_qp *qp)
+{
+	struct sroce_pd *pd = qp->alloc_pd;
+
+	if (pd)
+		pd->free(&pd->ibv_pd, pd->pd_context, qp, SROCE_RES_TYPE_QP);
+	else
+		free(qp);
+}
+
+static struct sroce_qp *sroce_qp_alloc(struct ibv_pd *ibpd,
+				       enum ibv_qp_type type, int *err)
+{
+	struct sroce_pd *pd = to_spd(ibpd);
 	struct sroce_qp *qp;
 
 	/* Types whose WQEs we cannot build never reach the kernel. */
@@ -137,7 +171,7 @@ static struct sroce_qp *sroce_qp_alloc(enum ibv_qp_type type, int *err)
 		*err = EOPNOTSUPP;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
+	qp = sroce_qp_mem(pd);
 	if (!qp) {
 		*err = ENOMEM;
 		return NULL;
@@ -149,20 +183,25 @@ static struct sroce_qp *sroce_qp_alloc(enum ibv_qp_type type, int *err)
 	if (*err)
 		goto err_sq;
 	qp->ops = sroce_qp_type_ops(type);
+	qp->lockless = pd->td != NULL;
+	/* A parent domain stays while QPs are built on it. */
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	qp->pd = pd;
 	return qp;
 
 err_sq:
 	pthread_spin_destroy(&qp->sq.lock);
 err_free:
-	free(qp);
+	sroce_qp_mem_free(qp);
 	return NULL;
 }
 
 static void sroce_qp_free(struct sroce_qp *qp)
 {
+	__atomic_fetch_sub(&qp->pd->refs, 1, __ATOMIC_RELEASE);
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
-	free(qp);
+	sroce_qp_mem_free(qp);
 }
 
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
@@ -173,7 +212,7 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 	struct sroce_qp *qp;
 	int ret;
 
-	qp = sroce_qp_alloc(attr->qp_type, &ret);
+	qp = sroce_qp_alloc(pd, attr->qp_type, &ret);
 	if (!qp)
 		goto err;
 	/* No driver request data; the caps come back in attr->cap. */
@@ -222,7 +261,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	ret = sroce_check_init_attr_ex(attr);
 	if (ret)
 		goto err;
-	qp = sroce_qp_alloc(attr->qp_type, &ret);
+	qp = sroce_qp_alloc(attr->pd, attr->qp_type, &ret);
 	if (!qp)
 		goto err;
 	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),

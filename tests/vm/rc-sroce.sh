@@ -1,7 +1,8 @@
 #!/bin/bash
 # rc-sroce.sh: the RC and UC conformance test (rc_ops) on sroce, one
 # device, two QPs over its own address (the packets loop back inside
-# sroce), then ibv_uc_pingpong; every
+# sroce), then thread and parent domains (td_test) and ibv_uc_pingpong;
+# every
 # check must pass: sroce keeps the IBTA spec where rxe does not
 # (Documentation/rxe-differences.rst). What sroce has not built yet
 # (memory windows) is a TODO "not built", never a pass.
@@ -20,6 +21,8 @@ gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
 ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
 
 tap_merge rc_ops timeout 600 /usr/libexec/sroce/rc_ops "$@" "$dev" "${gid:-0}"
+# Thread and parent domains (libsroce's; rdma_rxe's provider has none).
+tap_merge td_test timeout 120 /usr/libexec/sroce/td_test "$dev" "${gid:-0}"
 # rdma-core's UC ping-pong, data checked (-c), polled and with events.
 for ev in "" -e; do
 	pingpong_local "ibv_uc_pingpong -s 4096 $ev" \
