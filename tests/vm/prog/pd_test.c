@@ -24,9 +24,9 @@ static int bail(void)
 
 static void check_unbuilt(struct ibv_context *ctx)
 {
-	/* UC queue pairs come with a later issue; RC and UD work. */
+	/* Raw packet QPs are not built (nor are XRC's); RC, UC and UD work. */
 	struct ibv_qp_init_attr qp_attr = {
-		.qp_type = IBV_QPT_UC,
+		.qp_type = IBV_QPT_RAW_PACKET,
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -44,14 +44,16 @@ static void check_unbuilt(struct ibv_context *ctx)
 	check(!mw && errno == EOPNOTSUPP, "ibv_alloc_mw fails with EOPNOTSUPP (%s)",
 	      mw ? "succeeded" : strerror(errno));
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
-	check(cq != NULL, "a CQ for the UC QP");
+	check(cq != NULL, "a CQ for the raw packet QP");
 	qp_attr.send_cq = cq;
 	qp_attr.recv_cq = cq;
 	errno = 0;
 	qp = ibv_create_qp(pd, &qp_attr);
 	check(!qp && errno == EOPNOTSUPP,
-	      "ibv_create_qp of a UC QP fails with EOPNOTSUPP (%s)",
+	      "ibv_create_qp of a raw packet QP fails with EOPNOTSUPP (%s)",
 	      qp ? "succeeded" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
 	if (cq)
 		ibv_destroy_cq(cq);
 	check(ibv_dealloc_pd(pd) == 0, "the PD frees after the refusals");
