@@ -139,43 +139,6 @@ static struct ibv_qp *make_qp(enum ibv_qp_type t, struct ibv_srq *srq)
 	return ibv_create_qp(pd, &ia);
 }
 
-static int rc_connect(struct ibv_qp *qp, uint32_t dqpn)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				 IBV_QP_MAX_DEST_RD_ATOMIC |
-				 IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 /* @len bytes of pattern @seed from @qp (to @ah/@dqpn if UD). */
 static int send_msg(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dqpn,
 		    uint32_t len, unsigned int seed)
@@ -267,8 +230,8 @@ int main(int argc, char **argv)
 	aa.grh.sgid_index = gidx;
 	aa.grh.hop_limit = 64;
 	ah = ibv_create_ah(pd, &aa);
-	if (!check(a && b && c && d && ah && !rc_connect(a, b->qp_num) &&
-		   !rc_connect(b, a->qp_num) && !ud_qp_to_rts(c, QKEY) &&
+	if (!check(a && b && c && d && ah && !rc_qp_to_rts(a, b->qp_num, gidx, &gid) &&
+		   !rc_qp_to_rts(b, a->qp_num, gidx, &gid) && !ud_qp_to_rts(c, QKEY) &&
 		   !ud_qp_to_rts(d, QKEY),
 		   "an RC pair and two UD QPs, one of each on the SRQ, in RTS"))
 		return tap_done();

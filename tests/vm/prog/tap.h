@@ -50,6 +50,25 @@ static __attribute__((unused)) struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
+/* Counter @name of port 1 of device @dev, or -1 if it has no such counter. */
+static __attribute__((unused)) long long hw_counter(const char *dev,
+						    const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /* A UD QP from RESET to RTS on port 1 with Q_Key @qkey: 0, or -1. */
 static __attribute__((unused)) int ud_qp_to_rts(struct ibv_qp *qp,
 						unsigned int qkey)
@@ -69,6 +88,57 @@ static __attribute__((unused)) int ud_qp_to_rts(struct ibv_qp *qp,
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0x123;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -1 : 0;
+}
+
+/*
+ * An RC (or UC) QP from RESET to RTS on port 1, towards QP @dqpn at @dgid
+ * through GID @gidx, path MTU 1024, both PSNs 0x100, the peer allowed to
+ * write (and for RC to read and do atomics): 0, or -1.
+ */
+static __attribute__((unused)) int rc_qp_to_rts(struct ibv_qp *qp,
+						uint32_t dqpn, int gidx,
+						const union ibv_gid *dgid)
+{
+	int uc = qp->qp_type == IBV_QPT_UC;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   (uc ? 0 : IBV_ACCESS_REMOTE_READ |
+					     IBV_ACCESS_REMOTE_ATOMIC),
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0x100;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.dgid = *dgid;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER)))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x100;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				       IBV_QP_RNR_RETRY |
+				       IBV_QP_MAX_QP_RD_ATOMIC)) ? -1 : 0;
 }
 
 #endif /* SROCE_PROG_TAP_H */

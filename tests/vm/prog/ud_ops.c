@@ -54,20 +54,7 @@ static long long now_ms(void)
 /* A device counter (rdma statistic), or -1. */
 static long long counter(const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", devname,
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hw_counter(devname, name);
 }
 
 static int end_make(struct end *e, struct ibv_pd *pd, uint32_t qkey)

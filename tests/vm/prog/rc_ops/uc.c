@@ -15,24 +15,12 @@
 #include <infiniband/verbs.h>
 
 #include "rc_ops.h"
+#include "../tap.h"
 
 /* A device counter of port 1, or -1 if the device has no such counter. */
 static long long counter(struct rc *rc, const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-		 ibv_get_device_name(rc->ctx->device), name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hw_counter(ibv_get_device_name(rc->ctx->device), name);
 }
 
 static const char *uc_query(struct rc *rc)
