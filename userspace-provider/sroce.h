@@ -61,9 +61,16 @@ struct sroce_ah {
 };
 
 struct sroce_cq {
-	struct ibv_cq		ibv_cq;
-	/* Serializes pollers, arming and resize within the process. */
+	/* ibv_cq, or ibv_cq_ex for ibv_create_cq_ex(3) */
+	struct verbs_cq		vcq;
+	/*
+	 * Serializes pollers, arming and resize within the process, unless
+	 * the application said one thread at a time (lockless).
+	 */
 	pthread_spinlock_t	lock;
+	bool			lockless;
+	/* ibv_start_poll() to ibv_end_poll(): the CQE read_* look at. */
+	const struct sroce_cqe	*cur;
 	struct sroce_queue_ctrl	*ctrl;	/* the mapping starts here */
 	struct sroce_cqe	*cqes;
 	size_t			map_size;
@@ -144,6 +151,11 @@ struct sroce_create_cq_cmd_resp {
 	struct sroce_cq_resp			drv;
 };
 
+struct sroce_create_cq_ex_cmd_resp {
+	struct ib_uverbs_ex_create_cq_resp	ibv_resp;
+	struct sroce_cq_resp			drv;
+};
+
 struct sroce_resize_cq_cmd_resp {
 	struct ib_uverbs_resize_cq_resp		ibv_resp;
 	struct sroce_cq_resp			drv;
@@ -171,6 +183,9 @@ struct sroce_create_qp_ex_cmd_resp {
 
 static_assert(offsetof(struct sroce_create_cq_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_cq_resp), "create_cq resp layout");
+static_assert(offsetof(struct sroce_create_cq_ex_cmd_resp, drv) ==
+	      sizeof(struct ib_uverbs_ex_create_cq_resp),
+	      "create_cq_ex resp layout");
 static_assert(offsetof(struct sroce_resize_cq_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_resize_cq_resp), "resize_cq resp layout");
 static_assert(offsetof(struct sroce_get_context_resp, drv) ==
@@ -214,7 +229,24 @@ static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
 
 static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
 {
-	return container_of(ibcq, struct sroce_cq, ibv_cq);
+	return container_of(ibcq, struct sroce_cq, vcq.cq);
+}
+
+static inline struct sroce_cq *to_scq_ex(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq_ex);
+}
+
+static inline void sroce_cq_lock(struct sroce_cq *cq)
+{
+	if (!cq->lockless)
+		pthread_spin_lock(&cq->lock);
+}
+
+static inline void sroce_cq_unlock(struct sroce_cq *cq)
+{
+	if (!cq->lockless)
+		pthread_spin_unlock(&cq->lock);
 }
 
 static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
@@ -243,6 +275,14 @@ int sroce_destroy_cq(struct ibv_cq *ibcq);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
+		 const struct sroce_cq_resp *r);
+
+/* sroce_cq_ex.c */
+struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+int sroce_query_rt_values(struct ibv_context *ibctx,
+			  struct ibv_values_ex *values);
 
 /* The operations each transport has (IBTA 9.7.x; no invalidate on UC). */
 #define SROCE_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)

@@ -11,8 +11,8 @@
 
 #include "sroce.h"
 
-static int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
-			const struct sroce_cq_resp *r)
+int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
+		 const struct sroce_cq_resp *r)
 {
 	void *buf;
 
@@ -50,7 +50,7 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	if (ret)
 		goto err_free;
 
-	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (ret)
@@ -58,10 +58,10 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	ret = sroce_cq_map(cq, ibctx->cmd_fd, &resp.drv);
 	if (ret)
 		goto err_destroy;
-	return &cq->ibv_cq;
+	return &cq->vcq.cq;
 
 err_destroy:
-	ibv_cmd_destroy_cq(&cq->ibv_cq);
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
 err_lock:
 	pthread_spin_destroy(&cq->lock);
 err_free:
@@ -98,7 +98,7 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	 * Hold the lock across the call: the kernel moves the CQEs we have
 	 * not consumed, so nobody may consume meanwhile.
 	 */
-	pthread_spin_lock(&cq->lock);
+	sroce_cq_lock(cq);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (!ret) {
@@ -106,7 +106,7 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 		if (!ret)
 			munmap(old, old_size);
 	}
-	pthread_spin_unlock(&cq->lock);
+	sroce_cq_unlock(cq);
 	return ret;
 }
 
@@ -139,7 +139,7 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	uint32_t prod;
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_cq_lock(cq);
 	/* Acquire: the CQEs up to prod are fully written. */
 	prod = __atomic_load_n(&cq->ctrl->prod, __ATOMIC_ACQUIRE);
 	while (n < ne && cq->cons != prod) {
@@ -150,7 +150,7 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	/* Release: the kernel may reuse the slots only after we read them. */
 	if (n)
 		__atomic_store_n(&cq->ctrl->cons, cq->cons, __ATOMIC_RELEASE);
-	pthread_spin_unlock(&cq->lock);
+	sroce_cq_unlock(cq);
 	return n;
 }
 
@@ -160,7 +160,7 @@ int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	uint32_t mode = solicited_only ? SROCE_CQ_ARM_SOLICITED :
 					 SROCE_CQ_ARM_NEXT;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_cq_lock(cq);
 	cq->arm = (((cq->arm >> SROCE_CQ_ARM_SEQ_SHIFT) + 1) <<
 		   SROCE_CQ_ARM_SEQ_SHIFT) | mode;
 	__atomic_store_n(&cq->ctrl->user_flag, cq->arm, __ATOMIC_RELAXED);
@@ -170,6 +170,6 @@ int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	 * flag, so a CQE is either seen by that poll or raises the event.
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	pthread_spin_unlock(&cq->lock);
+	sroce_cq_unlock(cq);
 	return 0;
 }

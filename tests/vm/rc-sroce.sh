@@ -1,9 +1,9 @@
 #!/bin/bash
 # rc-sroce.sh: the RC and UC conformance test (rc_ops) on sroce, one
 # device, two QPs over its own address (the packets loop back inside
-# sroce), then thread and parent domains (td_test) and ibv_uc_pingpong;
-# every
-# check must pass: sroce keeps the IBTA spec where rxe does not
+# sroce), then thread and parent domains (td_test), the WR API (wr_api),
+# extended CQs (cq_ex_test) and ibv_uc_pingpong; every check must pass:
+# sroce keeps the IBTA spec where rxe does not
 # (Documentation/rxe-differences.rst). What sroce has not built yet
 # (memory windows) is a TODO "not built", never a pass.
 #   scripts/vm-run.sh tests/vm/rc-sroce.sh [-t GLOB]...
@@ -23,6 +23,10 @@ ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${g
 tap_merge rc_ops timeout 600 /usr/libexec/sroce/rc_ops "$@" "$dev" "${gid:-0}"
 # Thread and parent domains (libsroce's; rdma_rxe's provider has none).
 tap_merge td_test timeout 120 /usr/libexec/sroce/td_test "$dev" "${gid:-0}"
+# The extended QP verbs: every builder of ibv_wr_post(3), RC and UC.
+tap_merge wr_api timeout 120 /usr/libexec/sroce/wr_api "$dev" "${gid:-0}"
+# Extended CQs, completion timestamps and the device clock.
+tap_merge cq_ex_test timeout 120 /usr/libexec/sroce/cq_ex_test "$dev" "${gid:-0}"
 # rdma-core's UC ping-pong, data checked (-c), polled and with events.
 for ev in "" -e; do
 	pingpong_local "ibv_uc_pingpong -s 4096 $ev" \

@@ -87,7 +87,12 @@ struct sroce_cqe {
 	__u8 smac[6];
 	__u8 sl;
 	__u8 port_num;
-	__u32 rsvd[2];
+	/*
+	 * When the CQE was written, CLOCK_MONOTONIC in ns (the device's
+	 * hca_core_clock is 1 GHz), on a CQ created with
+	 * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION; 0 on any other.
+	 */
+	__aligned_u64 timestamp;
 	__aligned_u64 kctx;	/* the kernel's own; always 0 in user CQs */
 };
 

@@ -121,7 +121,8 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 entries;
 	int ret;
 
-	if (attr->flags)
+	/* Completion timestamps are the one creation flag we honour. */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
@@ -139,6 +140,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
 	cq->is_user = !!udata;
+	cq->stamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	INIT_CSD(&cq->irq_csd, sroce_cq_irq, cq);
 	atomic_set(&cq->irq_inflight, 0);
 	ret = sroce_cq_alloc_ring(&cq->q, entries, udata);
@@ -390,6 +392,9 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	memcpy(slot, cqe, sizeof(*cqe));
 	/* Kernel pointers go only into rings userspace cannot see. */
 	((struct sroce_cqe *)slot)->kctx = cq->is_user ? 0 : (uintptr_t)qp;
+	/* A clock read only for a CQ that asked: it costs under emulation. */
+	if (cq->stamp)
+		((struct sroce_cqe *)slot)->timestamp = ktime_get_ns();
 	sroce_queue_prod_publish(&cq->q);
 	cq->irq_cqes++;
 

@@ -22,6 +22,7 @@ struct sroce_cq {
 	struct mutex resize_mutex;
 	struct sroce_queue q;
 	bool is_user;
+	bool stamp;	/* CQEs carry their completion time */
 	/* Set on the first CQE that did not fit; the CQ stays in error. */
 	bool overflowed;
 	/* Kernel CQs: the consumer index (q.own is the producer's). */

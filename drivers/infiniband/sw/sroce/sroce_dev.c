@@ -63,6 +63,9 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
 	/* Atomic against every other atomic this device performs. */
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	/* Completion timestamps: CLOCK_MONOTONIC ns, so a 1 GHz clock. */
+	attr->timestamp_mask = U64_MAX;
+	attr->hca_core_clock = 1000000;	/* kHz */
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
