@@ -5,8 +5,10 @@
  * QP and a UD QP take their receives from one SRQ; the data is checked
  * byte for byte with guard bytes; the limit event fires once, below the
  * limit; an empty SRQ makes the RC sender wait (RNR) until a receive is
- * posted; an SRQ in use cannot be destroyed; a QP that goes to ERR says
- * Last WQE Reached and leaves the SRQ's receives to the others.
+ * posted; a UC message too long for its SRQ receive completes that
+ * receive in error and the UC QP goes on; an SRQ in use cannot be
+ * destroyed; a QP that goes to ERR says Last WQE Reached and leaves the
+ * SRQ's receives to the others.
  * Prints TAP; exits non-zero if any test failed.
  */
 #include <arpa/inet.h>
@@ -292,6 +294,40 @@ int main(int argc, char **argv)
 		got = wait_wc(scq, &wc, POLL_MS) && wc.status == IBV_WC_SUCCESS &&
 		      recv_done(&wc) && wc.wr_id == 109 && slot_ok(9, 0, 300, 9);
 		check(got, "the waiting send completes into it, intact");
+	}
+
+	/*
+	 * UC on the SRQ: a message too long for the receive it took is
+	 * dropped, and that receive, the SRQ's, completes in error (IBTA
+	 * 9.9.3, class E) while the QP stays in RTS; the next one lands.
+	 */
+	{
+		struct ibv_qp *e = make_qp(IBV_QPT_UC, NULL);
+		struct ibv_qp *f = make_qp(IBV_QPT_UC, srq);
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qi;
+
+		if (check(e && f && !rc_qp_to_rts(e, f->qp_num, gidx, &gid) &&
+			  !rc_qp_to_rts(f, e->qp_num, gidx, &gid),
+			  "a UC pair, the receiver on the SRQ")) {
+			post_srq(srq, 10);
+			post_srq(srq, 11);
+			got = send_msg(e, NULL, 0, 3000, 30) &&
+			      wait_wc(rcq, &wc, POLL_MS) && wc.wr_id == 110 &&
+			      wc.status == IBV_WC_LOC_LEN_ERR && wc.qp_num == f->qp_num &&
+			      !ibv_query_qp(f, &qa, IBV_QP_STATE, &qi) &&
+			      qa.qp_state == IBV_QPS_RTS;
+			check(got, "UC, 3000 B into a %d B SRQ receive: it completes with LOC_LEN_ERR, the QP stays in RTS",
+			      SLOT - 16);
+			got = send_msg(e, NULL, 0, 1000, 31) && recv_done(&wc) &&
+			      wc.wr_id == 111 && wc.qp_num == f->qp_num &&
+			      slot_ok(11, 0, 1000, 31);
+			check(got, "the next UC message lands in the SRQ's next receive, intact");
+		}
+		if (e)
+			ibv_destroy_qp(e);
+		if (f)
+			ibv_destroy_qp(f);
 	}
 
 	errno = 0;

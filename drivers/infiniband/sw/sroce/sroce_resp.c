@@ -30,13 +30,13 @@ static void sroce_resp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
  * UC: the message in progress ends here, unplaced. A receive WQE it took
  * keeps its place for the next message, unless an SRQ's (other QPs may
  * take the SRQ's next WQEs meanwhile): that one completes with
- * @recv_status, or REM_ACCESS_ERR for a write that failed its key.
+ * @recv_status (IBTA 9.9.3, class E).
  */
 static void sroce_resp_uc_drop(struct sroce_qp *qp, u8 recv_status)
 {
 	struct sroce_cqe cqe = {
 		.wr_id = qp->resp.rwqe.wr_id,
-		.status = recv_status ? recv_status : IB_WC_REM_ACCESS_ERR,
+		.status = recv_status,
 		.opcode = IB_WC_RECV,
 	};
 
@@ -63,6 +63,10 @@ static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 nak,
 	struct sroce_cqe cqe = {};
 
 	if (sroce_qp_is_uc(qp) && ev != IB_EVENT_QP_FATAL) {
+		if (!recv_status)
+			recv_status = nak == SROCE_NAK_REM_ACCESS ?
+				      IB_WC_REM_ACCESS_ERR :
+				      IB_WC_REM_INV_REQ_ERR;
 		sroce_resp_uc_drop(qp, recv_status);
 		return;
 	}
@@ -131,7 +135,7 @@ static int sroce_resp_need_rwqe(struct sroce_qp *qp,
 	if (!sroce_rq_take(qp)) {
 		/* UC has no RNR NAK: the message is dropped (class D). */
 		if (sroce_qp_is_uc(qp)) {
-			sroce_resp_uc_drop(qp, 0);
+			sroce_resp_uc_drop(qp, IB_WC_REM_INV_REQ_ERR);
 			return -EAGAIN;
 		}
 		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
@@ -575,10 +579,9 @@ static bool sroce_resp_uc_take(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (!qp->resp.uc_drop && pkt->f.psn == qp->resp.psn &&
 	    sroce_resp_in_order(qp, info))
 		return true;
-	if (qp->resp.in_send || qp->resp.in_write)
-		sroce_resp_uc_drop(qp, 0);
-	else if (!qp->resp.uc_drop && !(info->pos & SROCE_POS_FIRST))
-		sroce_resp_uc_drop(qp, 0);
+	if (qp->resp.in_send || qp->resp.in_write ||
+	    (!qp->resp.uc_drop && !(info->pos & SROCE_POS_FIRST)))
+		sroce_resp_uc_drop(qp, IB_WC_REM_INV_REQ_ERR);
 	if (info->pos & SROCE_POS_FIRST) {
 		qp->resp.uc_drop = false;
 		return true;
@@ -597,7 +600,7 @@ static void sroce_resp_uc_packet(struct sroce_qp *qp,
 		return;
 	/* A packet that does not fit the path MTU: its message is lost. */
 	if (perr != SROCE_PARSE_OK)
-		sroce_resp_uc_drop(qp, 0);
+		sroce_resp_uc_drop(qp, IB_WC_REM_INV_REQ_ERR);
 	else if (sroce_resp_execute(qp, pkt) >= 0)
 		return;
 	/* Refused: dropped, and with its last packet the message is over. */
