@@ -275,8 +275,10 @@ int sroce_destroy_cq(struct ibv_cq *ibcq);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
-int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
-		 const struct sroce_cq_resp *r);
+struct sroce_cq *sroce_cq_new(void);
+bool sroce_cq_ready(struct sroce_cq *cq, int cmd_fd,
+		    const struct sroce_cq_resp *r);
+void sroce_cq_delete(struct sroce_cq *cq);
 
 /* sroce_cq_ex.c */
 struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,

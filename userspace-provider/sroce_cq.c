@@ -11,8 +11,8 @@
 
 #include "sroce.h"
 
-int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
-		 const struct sroce_cq_resp *r)
+static int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
+			const struct sroce_cq_resp *r)
 {
 	void *buf;
 
@@ -34,6 +34,46 @@ int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
 	return 0;
 }
 
+/* A CQ's state, zeroed, with its lock; NULL and errno set on failure. */
+struct sroce_cq *sroce_cq_new(void)
+{
+	struct sroce_cq *cq = calloc(1, sizeof(*cq));
+	int ret;
+
+	if (!cq)
+		return NULL;
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	return cq;
+}
+
+/*
+ * After the kernel made the CQ: map its ring; on failure the kernel's CQ
+ * and our state go, errno is set and the result is false.
+ */
+bool sroce_cq_ready(struct sroce_cq *cq, int cmd_fd,
+		    const struct sroce_cq_resp *r)
+{
+	int ret = sroce_cq_map(cq, cmd_fd, r);
+
+	if (!ret)
+		return true;
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+	sroce_cq_delete(cq);
+	errno = ret;
+	return false;
+}
+
+void sroce_cq_delete(struct sroce_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector)
@@ -43,31 +83,20 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	struct sroce_cq *cq;
 	int ret;
 
-	cq = calloc(1, sizeof(*cq));
+	cq = sroce_cq_new();
 	if (!cq)
 		return NULL;
-	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret)
-		goto err_free;
-
 	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
-	if (ret)
-		goto err_lock;
-	ret = sroce_cq_map(cq, ibctx->cmd_fd, &resp.drv);
-	if (ret)
-		goto err_destroy;
+	if (ret) {
+		sroce_cq_delete(cq);
+		errno = ret;
+		return NULL;
+	}
+	if (!sroce_cq_ready(cq, ibctx->cmd_fd, &resp.drv))
+		return NULL;
 	return &cq->vcq.cq;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_lock:
-	pthread_spin_destroy(&cq->lock);
-err_free:
-	free(cq);
-	errno = ret;
-	return NULL;
 }
 
 int sroce_destroy_cq(struct ibv_cq *ibcq)
@@ -80,8 +109,7 @@ int sroce_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	munmap(cq->ctrl, cq->map_size);
-	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	sroce_cq_delete(cq);
 	return 0;
 }
 

@@ -11,10 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 
 #include "sroce.h"
 
@@ -195,40 +192,29 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	int ret;
 
 	ret = sroce_cqx_check(ibctx, attr);
-	if (ret)
-		goto err;
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		ret = ENOMEM;
-		goto err;
+	if (ret) {
+		errno = ret;
+		return NULL;
 	}
-	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret)
-		goto err_free;
+	cq = sroce_cq_new();
+	if (!cq)
+		return NULL;
 	/* libibverbs turns COMPLETION_TIMESTAMP into the kernel's flag. */
 	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
 				   &resp.ibv_resp, sizeof(resp), 0);
-	if (ret)
-		goto err_lock;
-	ret = sroce_cq_map(cq, ibctx->cmd_fd, &resp.drv);
-	if (ret)
-		goto err_destroy;
+	if (ret) {
+		sroce_cq_delete(cq);
+		errno = ret;
+		return NULL;
+	}
+	if (!sroce_cq_ready(cq, ibctx->cmd_fd, &resp.drv))
+		return NULL;
 	cq->lockless = ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 			(attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||
 		       ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
 			to_spd(attr->parent_domain)->td);
 	sroce_cqx_init_ops(&cq->vcq.cq_ex);
 	return &cq->vcq.cq_ex;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_lock:
-	pthread_spin_destroy(&cq->lock);
-err_free:
-	free(cq);
-err:
-	errno = ret;
-	return NULL;
 }
 
 /* The clock of the completion timestamps, read here. */

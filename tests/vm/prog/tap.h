@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
@@ -47,6 +48,29 @@ static __attribute__((unused)) struct ibv_context *open_dev(const char *name)
 		if (!strcmp(ibv_get_device_name(list[i]), name))
 			ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
+	return ctx;
+}
+
+/*
+ * For the programs called DEVICE GID_INDEX: stdout line-buffered, the
+ * device opened and the GID read, as the first check. The context, or
+ * NULL (the check failed); a wrong command line exits with 2.
+ */
+static __attribute__((unused)) struct ibv_context *
+open_dev_gid(int argc, char **argv, int *gidx, union ibv_gid *gid)
+{
+	struct ibv_context *ctx;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s DEVICE GID_INDEX\n", argv[0]);
+		exit(2);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	*gidx = atoi(argv[2]);
+	ctx = open_dev(argv[1]);
+	if (!check(ctx && !ibv_query_gid(ctx, 1, *gidx, gid),
+		   "open %s and its GID %d", argv[1], *gidx))
+		return NULL;
 	return ctx;
 }
 

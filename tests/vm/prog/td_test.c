@@ -228,15 +228,8 @@ int main(int argc, char **argv)
 	union ibv_gid gid;
 	int gidx, ret;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEVICE GID_INDEX\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	gidx = atoi(argv[2]);
-	ctx = open_dev(argv[1]);
-	if (!check(ctx && !ibv_query_gid(ctx, 1, gidx, &gid),
-		   "open %s and its GID %d", argv[1], gidx))
+	ctx = open_dev_gid(argc, argv, &gidx, &gid);
+	if (!ctx)
 		return tap_done();
 	pd = ibv_alloc_pd(ctx);
 	check(pd != NULL, "a PD");

@@ -421,15 +421,8 @@ static void refused(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEVICE GID_INDEX\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	gidx = atoi(argv[2]);
-	ctx = open_dev(argv[1]);
-	if (!check(ctx && !ibv_query_gid(ctx, 1, gidx, &gid) &&
-		   (pd = ibv_alloc_pd(ctx)), "open %s, its GID %d, a PD", argv[1], gidx))
+	ctx = open_dev_gid(argc, argv, &gidx, &gid);
+	if (!ctx || !check((pd = ibv_alloc_pd(ctx)) != NULL, "a PD"))
 		return tap_done();
 	rc_batch();
 	uc_batch();
