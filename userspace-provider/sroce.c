@@ -209,15 +209,18 @@ static void sroce_free_context(struct ibv_context *ibctx)
 
 /* Only what exists; see the top of the file for everything else. */
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_mw	 = sroce_alloc_mw,
 	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd	 = sroce_alloc_pd,
 	.alloc_td	 = sroce_alloc_td,
+	.bind_mw	 = sroce_bind_mw,
 	.create_ah	 = sroce_create_ah,
 	.create_cq	 = sroce_create_cq,
 	.create_cq_ex	 = sroce_create_cq_ex,
 	.create_qp	 = sroce_create_qp,
 	.create_qp_ex	 = sroce_create_qp_ex,
 	.create_srq	 = sroce_create_srq,
+	.dealloc_mw	 = sroce_dealloc_mw,
 	.dealloc_pd	 = sroce_dealloc_pd,
 	.dealloc_td	 = sroce_dealloc_td,
 	.dereg_mr	 = sroce_dereg_mr,

@@ -289,14 +289,21 @@ int sroce_query_rt_values(struct ibv_context *ibctx,
 /* The operations each transport has (IBTA 9.7.x; no invalidate on UC). */
 #define SROCE_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define SROCE_OPS_UC	(SROCE_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |	\
-			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 #define SROCE_OPS_RC	(SROCE_OPS_UC |				\
 			 IBV_QP_EX_WITH_SEND_WITH_INV |		\
 			 IBV_QP_EX_WITH_RDMA_READ |		\
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-/* Inline data is payload we send: not for reads or atomics. */
-#define SROCE_OPS_INLINE (SROCE_OPS_UC | IBV_QP_EX_WITH_SEND_WITH_INV)
+/* Inline data is payload we send: not for reads, atomics, local ops. */
+#define SROCE_OPS_INLINE (SROCE_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |	\
+			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			  IBV_QP_EX_WITH_SEND_WITH_INV)
+
+/* sroce_mw.c */
+struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int sroce_dealloc_mw(struct ibv_mw *mw);
 
 /* sroce_domain.c */
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx);
@@ -333,6 +340,8 @@ int sroce_destroy_qp(struct ibv_qp *ibqp);
 
 /* sroce_post.c */
 void sroce_qp_init_wr_api(struct sroce_qp *qp);
+int sroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *bind);
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

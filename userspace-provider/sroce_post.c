@@ -32,6 +32,8 @@ SROCE_SAME_OP(SEND_WITH_INV);
 SROCE_SAME_OP(RDMA_READ);
 SROCE_SAME_OP(ATOMIC_CMP_AND_SWP);
 SROCE_SAME_OP(ATOMIC_FETCH_AND_ADD);
+SROCE_SAME_OP(LOCAL_INV);
+SROCE_SAME_OP(BIND_MW);
 
 static bool sroce_op_in(uint32_t ops, unsigned int opcode)
 {
@@ -168,6 +170,19 @@ static void sroce_wqe_set_rdma(struct sroce_send_wqe *wqe, uint32_t rkey,
 	wqe->rdma.rkey = rkey;
 }
 
+/* The window by the rkey it has now, the MR (none: unbind) and the range. */
+static void sroce_wqe_set_bind(struct sroce_send_wqe *wqe, struct ibv_mw *mw,
+			       uint32_t rkey,
+			       const struct ibv_mw_bind_info *info)
+{
+	wqe->bind.mw_rkey = mw->rkey;
+	wqe->bind.new_rkey = rkey;
+	wqe->bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->bind.access = info->mw_access_flags;
+	wqe->bind_addr = info->addr;
+	wqe->bind_length = info->length;
+}
+
 static void sroce_wqe_set_ud(struct sroce_send_wqe *wqe, struct ibv_ah *ah,
 			     uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -195,6 +210,10 @@ static int sroce_check_send_wr(struct sroce_qp *qp,
 		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	/* A type 1 window is bound by ibv_bind_mw() only. */
+	if (wr->opcode == IBV_WR_BIND_MW &&
+	    (!wr->bind_mw.mw || wr->bind_mw.mw->type != IBV_MW_TYPE_2))
+		return EINVAL;
 	if (!(wr->send_flags & IBV_SEND_INLINE)) {
 		/* A negative count turns huge: rejected too. */
 		if ((unsigned int)wr->num_sge > qp->max_send_sge)
@@ -210,7 +229,8 @@ static int sroce_check_send_wr(struct sroce_qp *qp,
 static void sroce_wqe_set_op(struct sroce_send_wqe *wqe,
 			     const struct ibv_send_wr *wr)
 {
-	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+	if (wr->opcode == IBV_WR_SEND_WITH_INV ||
+	    wr->opcode == IBV_WR_LOCAL_INV)
 		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
 	else if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 		 wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
@@ -231,6 +251,10 @@ static void sroce_wqe_set_op(struct sroce_send_wqe *wqe,
 		/* Fetch-and-add has no swap operand; keep the field 0. */
 		if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
 			wqe->swap = wr->wr.atomic.swap;
+		break;
+	case IBV_WR_BIND_MW:
+		sroce_wqe_set_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+				   &wr->bind_mw.bind_info);
 		break;
 	default:
 		break;
@@ -323,6 +347,42 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		ret = db;
 	}
 	return ret;
+}
+
+/*
+ * ibv_bind_mw() of a type 1 window (libibverbs checked the type and the
+ * MR's PD): a BIND_MW WQE under the window's next rkey, which the window
+ * shows from now on; a bind that then completes in error leaves the
+ * window as it was, and the consumer puts the old rkey back.
+ */
+int sroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *bind)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	struct sroce_send_wqe *wqe;
+	uint32_t start;
+	int ret = 0;
+
+	/* Zero-based windows are not offered. */
+	if (!sroce_op_in(qp->ops, IBV_WR_BIND_MW) ||
+	    (bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED) ||
+	    (bind->send_flags & IBV_SEND_INLINE) ||
+	    sroce_wq_kern_flag(&qp->sq, SROCE_SQ_NOT_READY))
+		return EINVAL;
+	sroce_wq_lock(qp, &qp->sq);
+	start = qp->sq.prod;
+	wqe = sroce_sq_claim(qp, bind->wr_id, IBV_WR_BIND_MW, bind->send_flags);
+	if (wqe)
+		sroce_wqe_set_bind(wqe, mw, rkey, &bind->bind_info);
+	else
+		ret = ENOMEM;
+	sroce_wq_publish(&qp->sq, start);
+	sroce_wq_unlock(qp, &qp->sq);
+	if (ret)
+		return ret;
+	mw->rkey = rkey;
+	return sroce_sq_doorbell(qp);
 }
 
 /* ibv_post_recv. */
@@ -562,6 +622,30 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	wqe->compare_add = add;
 }
 
+static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->ex.invalidate_rkey = invalidate_rkey;
+}
+
+/* Type 2B windows, as with ibv_post_send(); type 1: ibv_bind_mw(). */
+static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *info)
+{
+	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_BIND_MW);
+
+	if (!wqe)
+		return;
+	if (!mw || mw->type != IBV_MW_TYPE_2) {
+		sroce_wr_fail(to_sqp_ex(qpx), EINVAL);
+		return;
+	}
+	sroce_wqe_set_bind(wqe, mw, rkey, info);
+}
+
 static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				 uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -673,8 +757,8 @@ static void sroce_qp_mark_ex(struct sroce_qp *qp)
 
 /*
  * Every builder is installed whatever send_ops_flags asked for; a builder
- * the QP type does not allow fails the batch. Those we do not have (MW,
- * TSO, XRC, flush, atomic write) stay NULL: creation refused them.
+ * the QP type does not allow fails the batch. Those we do not have (TSO,
+ * XRC, flush, atomic write) stay NULL: creation refused them.
  */
 void sroce_qp_init_wr_api(struct sroce_qp *qp)
 {
@@ -691,6 +775,8 @@ void sroce_qp_init_wr_api(struct sroce_qp *qp)
 	qpx->wr_rdma_read = sroce_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
+	qpx->wr_local_inv = sroce_wr_local_inv;
+	qpx->wr_bind_mw = sroce_wr_bind_mw;
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
 	qpx->wr_set_sge = sroce_wr_set_sge;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;

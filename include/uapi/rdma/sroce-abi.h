@@ -168,9 +168,21 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 rsvd1;
 		} ud;
+		struct {	/* BIND_MW */
+			__u32 mw_rkey;	/* the window, by an rkey it had */
+			__u32 new_rkey;	/* its rkey once bound */
+			__u32 mr_lkey;	/* the MR it is bound to */
+			__u32 access;	/* IB_ACCESS_REMOTE_* it grants */
+		} bind;
 	};
-	__aligned_u64 compare_add;	/* atomics */
-	__aligned_u64 swap;
+	union {
+		__aligned_u64 compare_add;	/* atomics */
+		__aligned_u64 bind_addr;	/* BIND_MW: the window's start */
+	};
+	union {
+		__aligned_u64 swap;
+		__aligned_u64 bind_length;	/* BIND_MW; 0 unbinds type 1 */
+	};
 	__u32 rsvd2[2];
 };
 

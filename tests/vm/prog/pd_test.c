@@ -6,6 +6,7 @@
  * Prints TAP; exits non-zero if any test failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@ static void check_unbuilt(struct ibv_context *ctx)
 	};
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_xrcd_init_attr xa = { 0 };
+	struct ibv_xrcd *xrcd;
 	struct ibv_mw *mw;
 	struct ibv_pd *pd;
 
@@ -39,10 +42,22 @@ static void check_unbuilt(struct ibv_context *ctx)
 	if (!check(pd != NULL, "a PD for the unbuilt-verb checks"))
 		return;
 
-	errno = 0;
+	/* Windows exist now: both types, held by the PD until freed. */
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
-	check(!mw && errno == EOPNOTSUPP, "ibv_alloc_mw fails with EOPNOTSUPP (%s)",
-	      mw ? "succeeded" : strerror(errno));
+	check(mw && mw->type == IBV_MW_TYPE_1 && mw->pd == pd,
+	      "ibv_alloc_mw(type 1) (%s)", mw ? "ok" : strerror(errno));
+	check(ibv_dealloc_pd(pd) == EBUSY,
+	      "a PD with a window refuses ibv_dealloc_pd with EBUSY");
+	check(mw && ibv_dealloc_mw(mw) == 0, "ibv_dealloc_mw");
+	xa.fd = -1;
+	xa.oflags = O_CREAT;
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	errno = 0;
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	check(!xrcd && errno == EOPNOTSUPP, "ibv_open_xrcd fails with EOPNOTSUPP (%s)",
+	      xrcd ? "succeeded" : strerror(errno));
+	if (xrcd)
+		ibv_close_xrcd(xrcd);
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	check(cq != NULL, "a CQ for the raw packet QP");
 	qp_attr.send_cq = cq;

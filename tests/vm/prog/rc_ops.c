@@ -247,6 +247,7 @@ int main(int argc, char **argv)
 	if (selected("mw-bind") || selected("mw-write") ||
 	    selected("send-inv") || selected("mw-invalidated"))
 		t_mw(&rc);
+	t_mw_more(&rc);
 
 	/* Memory registration changed under traffic. */
 	report("rereg-access", t_rereg(&rc, 0), "rereg local-only -> remote: WRITE and READ work with the rkey the peer had; -> no REMOTE_WRITE: WRITE gets REM_ACCESS_ERR");

@@ -11,7 +11,9 @@
  * around each target included) is what it must be. Then UC through the
  * same builders, an aborted batch (nothing sent), a batch with a bad
  * builder (wr_complete fails it, nothing of it sent, the QP still
- * works), a READ asked of a UC QP (EINVAL), and send_ops_flags the
+ * works), the window builders (wr_bind_mw, wr_local_inv, with a WRITE
+ * through the window and one refused after), a READ asked of a UC QP
+ * (EINVAL), and send_ops_flags the
  * device does not have (EOPNOTSUPP at creation). Prints TAP; exits
  * non-zero if any test failed.
  */
@@ -386,6 +388,89 @@ static void uc_batch(void)
 	ibv_dereg_mr(d.mr);
 }
 
+/* b WRITEs @n bytes of d's area 0 into a's area 2 under @rkey: its status. */
+static int b_write(struct pair *p, struct mem *s, struct mem *d, uint32_t rkey,
+		   uint32_t n)
+{
+	struct ibv_sge sg = { (uintptr_t)area(d, 0), n, d->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 31, .sg_list = &sg, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)area(s, 2), rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (ibv_post_send(p->b, &wr, &bad) || !next_wc(p->scq, &wc) ||
+	    wc.wr_id != 31)
+		return -1;
+	return wc.status;
+}
+
+/*
+ * The window builders: wr_bind_mw binds a type 2B window over a's memory
+ * (an MR with no remote right of its own) to a's QP, b WRITEs through it;
+ * wr_local_inv ends it, and b's next WRITE is refused.
+ */
+static void mw_batch(void)
+{
+	static const int bind_op[] = { IBV_WC_BIND_MW };
+	static const int inv_op[] = { IBV_WC_LOCAL_INV };
+	struct mem s = { 0 }, d = { 0 };
+	struct ibv_mw_bind_info info;
+	struct ibv_mw *mw = NULL;
+	struct ibv_mr *wmr = NULL;
+	uint32_t rkey = 0;
+	struct pair p;
+	char why[160];
+	const char *err;
+	int ret;
+
+	if (!check(!pair_new(&p, IBV_QPT_RC, RC_OPS | IBV_QP_EX_WITH_BIND_MW |
+			     IBV_QP_EX_WITH_LOCAL_INV) &&
+		   !mem_new(&s, 5) && !mem_new(&d, 6) &&
+		   (wmr = ibv_reg_mr(pd, s.p, mem_len(), IBV_ACCESS_LOCAL_WRITE |
+				     IBV_ACCESS_MW_BIND)) &&
+		   (mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2)),
+		   "RC pair with the window builders, an MR with MW_BIND, a type 2 window"))
+		return;
+	info = (struct ibv_mw_bind_info){
+		.mr = wmr, .addr = (uintptr_t)area(&s, 2), .length = 512,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	rkey = ibv_inc_rkey(mw->rkey);
+	ibv_wr_start(p.ax);
+	p.ax->wr_flags = IBV_SEND_SIGNALED;
+	p.ax->wr_id = 1;
+	ibv_wr_bind_mw(p.ax, mw, rkey, &info);
+	ret = ibv_wr_complete(p.ax);
+	err = ret ? "wr_complete failed" : expect_wcs(p.scq, 1, bind_op, why, sizeof(why));
+	check(!err, "wr_bind_mw: the window is bound (IBV_WC_BIND_MW)%s%s",
+	      err ? ": " : "", err ? err : "");
+	ret = b_write(&p, &s, &d, rkey, 512);
+	mem_expect(&s, 2, 0, area(&d, 0), 512);
+	check(ret == IBV_WC_SUCCESS && mem_diff(&s) < 0,
+	      "a WRITE through the window lands, every byte (status %d, first difference %ld)",
+	      ret, mem_diff(&s));
+
+	ibv_wr_start(p.ax);
+	p.ax->wr_id = 1;
+	ibv_wr_local_inv(p.ax, rkey);
+	ret = ibv_wr_complete(p.ax);
+	err = ret ? "wr_complete failed" : expect_wcs(p.scq, 1, inv_op, why, sizeof(why));
+	check(!err, "wr_local_inv of the window's rkey: IBV_WC_LOCAL_INV%s%s",
+	      err ? ": " : "", err ? err : "");
+	memset(area(&d, 0), 0x5a, 16);
+	ret = b_write(&p, &s, &d, rkey, 16);
+	check(ret == IBV_WC_REM_ACCESS_ERR && mem_diff(&s) < 0,
+	      "a WRITE through the invalidated window: REM_ACCESS_ERR (status %d), nothing lands",
+	      ret);
+	pair_free(&p);
+	ibv_dealloc_mw(mw);
+	ibv_dereg_mr(wmr);
+	ibv_dereg_mr(s.mr);
+	ibv_dereg_mr(d.mr);
+}
+
 /* send_ops_flags a QP cannot have are refused when it is created. */
 static void refused(void)
 {
@@ -400,7 +485,8 @@ static void refused(void)
 	};
 	struct { enum ibv_qp_type t; uint64_t ops; const char *what; } c[] = {
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_TSO, "TSO on RC" },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, "BIND_MW on RC (no memory windows yet)" },
+		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, "ATOMIC_WRITE on RC (not built yet)" },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW, "BIND_MW on UD" },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, "RDMA_READ on UC" },
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, "RDMA_WRITE on UD" },
 	};
@@ -425,6 +511,7 @@ int main(int argc, char **argv)
 	if (!ctx || !check((pd = ibv_alloc_pd(ctx)) != NULL, "a PD"))
 		return tap_done();
 	rc_batch();
+	mw_batch();
 	uc_batch();
 	refused();
 	check(!ibv_dealloc_pd(pd) && !ibv_close_device(ctx), "the PD and the device released");

@@ -107,6 +107,7 @@ enum sroce_mr_type {
 	SROCE_MR_USER,		/* reg_user_mr: pinned user pages */
 	SROCE_MR_DMA,		/* get_dma_mr: all kernel memory */
 	SROCE_MR_FAST_REG,	/* alloc_mr: pages from map_mr_sg */
+	SROCE_MR_WINDOW,	/* alloc_mw: a memory window (sroce_mw.c) */
 };
 
 /* The pinned pages of a user MR; a rereg that keeps them shares them. */
@@ -146,6 +147,9 @@ struct sroce_mr {
 	atomic_t copies;
 	/* Under lock: invalidated, with copies under the old key running. */
 	bool inv_pending;
+	/* User MRs, under lock: windows bound; dereg or rereg began. */
+	bool mw_closed;
+	u32 num_mw;
 	struct completion done;
 	struct rcu_head rcu;
 	union {
@@ -156,7 +160,19 @@ struct sroce_mr {
 			struct sroce_pagelist active;
 			u32 max_pages;
 		} frmr;
+		/* Windows, under lock: what they are bound to. */
+		struct {
+			struct sroce_mr *mr;	/* referenced; NULL: unbound */
+			u32 qpn;		/* type 2B: the QP bound to */
+			enum ib_mw_type type;
+		} mw;
 	};
+};
+
+/* A memory window: its entry in the key table is win. */
+struct sroce_mw {
+	struct ib_mw ibmw;
+	struct sroce_mr *win;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -174,6 +190,11 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
+static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct sroce_mw, ibmw);
+}
+
 /* sroce_dev.c: one ib_device per netdev */
 int sroce_dev_add(const char *name, struct net_device *ndev);
 void sroce_dev_port_update(struct sroce_dev *sdev);
@@ -189,9 +210,16 @@ void sroce_debugfs_exit(void);
 void sroce_debugfs_dev_add(struct sroce_dev *sdev);
 void sroce_debugfs_dev_del(struct sroce_dev *sdev);
 
-/* sroce_mr.c: memory registration and the access gate */
+/* sroce_key.c: the key table of MRs and windows */
 void sroce_mr_table_init(struct sroce_dev *sdev);
 void sroce_mr_table_destroy(struct sroce_dev *sdev);
+int sroce_mr_udata_ok(struct ib_udata *udata);
+struct sroce_mr *sroce_mr_alloc(struct sroce_pd *pd, enum sroce_mr_type type);
+int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr);
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+void sroce_mr_put(struct sroce_mr *mr);
+
+/* sroce_mr.c: memory registration and the access gate */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
@@ -204,17 +232,28 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
-		   struct sroce_pd *pd, u64 addr, u64 len, int access_needed,
-		   struct sroce_mr **out);
-void sroce_mr_put(struct sroce_mr *mr);
+		   struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
+		   int access_needed, struct sroce_mr **out);
 void sroce_mr_access_end(struct sroce_mr *mr);
 const char *sroce_mr_fault_name(int reason);
 int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 		      int access);
-int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
-		       struct sroce_mr **mrp);
+int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 qpn,
+		       u32 key, struct sroce_mr **mrp);
 bool sroce_mr_inv_finish(struct sroce_mr *mr);
 void sroce_mr_inv_wait(struct sroce_mr *mr);
+
+/* sroce_mw.c: memory windows */
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
+struct sroce_qp;
+struct sroce_send_wqe;
+int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *h);
+int sroce_mw_gate(struct sroce_mr *win, u32 key, bool remote,
+		  struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
+		  int access_needed, struct sroce_mr **out);
+int sroce_mw_invalidate(struct sroce_mr *win, struct sroce_pd *pd, u32 key,
+			u32 qpn);
 
 /* sroce_dma.c: payload between MR memory and kernel buffers */
 enum sroce_dma_dir {

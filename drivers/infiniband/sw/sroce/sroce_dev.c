@@ -45,6 +45,8 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = SROCE_MAX_MR;
+	/* Windows take slots of the MRs' key table (sroce_mw.c). */
+	attr->max_mw = SROCE_MAX_MR;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FRMR_PAGES;
@@ -70,7 +72,9 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
 }
 

@@ -170,7 +170,7 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 		}
 		n = min_t(u64, sge[i].length - off, len);
 		addr = sge[i].addr + off;
-		ret = sroce_mr_check(sdev, sge[i].lkey, false, pd, addr, n,
+		ret = sroce_mr_check(sdev, sge[i].lkey, false, pd, 0, addr, n,
 				     to_sge ? IB_ACCESS_LOCAL_WRITE : 0, &mr);
 		if (ret)
 			return -EACCES;

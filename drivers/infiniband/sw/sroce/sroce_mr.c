@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce: memory regions. The per-device key table, the MR verbs and the
- * one gate every access to MR memory passes, sroce_mr_check(); the bytes
- * themselves move in sroce_dma.c.
+ * sroce: memory regions. The MR verbs and the one gate every access to MR
+ * memory passes, sroce_mr_check(); the key table is sroce_key.c, windows
+ * sroce_mw.c, and the bytes themselves move in sroce_dma.c.
  *
  * Lifetime: an MR enters the key table once it is complete and leaves it
  * at dereg; the table holds one reference. Lookups, from any context
@@ -31,7 +31,6 @@
  * may still walk the page list it would rewrite.
  */
 #include <linux/log2.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <rdma/ib_umem.h>
@@ -45,26 +44,6 @@ static_assert(IB_ACCESS_REMOTE_ATOMIC == SROCE_ACC_REMOTE_ATOMIC);
 static_assert(IB_ACCESS_MW_BIND == SROCE_ACC_MW_BIND);
 static_assert(IB_ACCESS_OPTIONAL == SROCE_ACC_OPTIONAL);
 
-void sroce_mr_table_init(struct sroce_dev *sdev)
-{
-	struct sroce_mr_table *t = &sdev->mrs;
-
-	xa_init_flags(&t->xa, XA_FLAGS_ALLOC);
-	/* A random start, so keys say nothing about a device's history. */
-	t->next = get_random_u32() & SROCE_KEY_INDEX_MAX;
-	atomic_set(&t->variant, get_random_u32());
-}
-
-/*
- * From dealloc_driver, also for a device that failed before init: the
- * core has destroyed every MR by then, and an empty table holds nothing.
- */
-void sroce_mr_table_destroy(struct sroce_dev *sdev)
-{
-	if (WARN_ON(!xa_empty(&sdev->mrs.xa)))
-		xa_destroy(&sdev->mrs.xa);
-}
-
 /* The IB_ACCESS_* flags to keep, or a negative errno. */
 static int sroce_mr_access(int access)
 {
@@ -73,57 +52,6 @@ static int sroce_mr_access(int access)
 	if (!sroce_mr_access_consistent(access))
 		return -EINVAL;
 	return access & SROCE_ACC_ALL;
-}
-
-/* libsroce sends no driver data with MR commands and expects none back. */
-static int sroce_mr_udata_ok(struct ib_udata *udata)
-{
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
-	return 0;
-}
-
-static struct sroce_mr *sroce_mr_alloc(struct sroce_pd *pd,
-				       enum sroce_mr_type type)
-{
-	struct sroce_mr *mr;
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
-	if (!mr)
-		return NULL;
-	mr->pd = pd;
-	mr->type = type;
-	spin_lock_init(&mr->lock);
-	refcount_set(&mr->ref, 1);
-	atomic_set(&mr->copies, 0);
-	init_completion(&mr->done);
-	return mr;
-}
-
-/*
- * Reserve an index first, store the MR last: a lookup never sees an MR
- * without its key, and xa_store() publishes it with release semantics.
- */
-static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
-{
-	struct sroce_mr_table *t = &sdev->mrs;
-	u32 index;
-	int ret;
-
-	ret = xa_alloc_cyclic(&t->xa, &index, NULL,
-			      XA_LIMIT(1, SROCE_KEY_INDEX_MAX), &t->next,
-			      GFP_KERNEL);
-	if (ret < 0)
-		return ret == -EBUSY ? -ENOMEM : ret;
-	mr->index = index;
-	mr->attr.key = sroce_key_make(index, atomic_inc_return(&t->variant));
-	mr->ibmr.lkey = mr->attr.key;
-	mr->ibmr.rkey = mr->attr.key;
-	ret = xa_err(xa_store(&t->xa, index, mr, GFP_KERNEL));
-	if (ret)
-		xa_erase(&t->xa, index);
-	return ret;
 }
 
 /*
@@ -204,6 +132,7 @@ static void sroce_mr_free(struct sroce_mr *mr)
 		kfree(mr->frmr.active.addrs);
 		break;
 	case SROCE_MR_DMA:
+	case SROCE_MR_WINDOW:
 		break;
 	}
 	kfree_rcu(mr, rcu);
@@ -242,6 +171,30 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 		return ERR_PTR(ret);
 	}
 	return &mr->ibmr;
+}
+
+/*
+ * Dereg and rereg end an MR's binds: refused while a window is bound to
+ * it (as on rdma_rxe), and no window binds to it after.
+ */
+static bool sroce_mr_close_binds(struct sroce_mr *mr)
+{
+	bool ok;
+
+	spin_lock_bh(&mr->lock);
+	ok = !mr->num_mw;
+	if (ok)
+		mr->mw_closed = true;
+	spin_unlock_bh(&mr->lock);
+	return ok;
+}
+
+/* A rereg that failed: its MR stays, and may be bound again. */
+static void sroce_mr_open_binds(struct sroce_mr *mr)
+{
+	spin_lock_bh(&mr->lock);
+	mr->mw_closed = false;
+	spin_unlock_bh(&mr->lock);
 }
 
 /*
@@ -313,6 +266,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 {
 	struct sroce_mr *old = to_smr(ibmr);
 	struct sroce_umap *umap = old->umap;
+	struct ib_mr *mr;
 	int acc, ret;
 
 	if (old->type != SROCE_MR_USER)
@@ -345,7 +299,14 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	} else {
 		kref_get(&umap->ref);
 	}
-	return sroce_user_mr_new(ibpd, umap, iova, length, acc, old);
+	if (!sroce_mr_close_binds(old)) {
+		kref_put(&umap->ref, sroce_umap_release);
+		return ERR_PTR(-EBUSY);
+	}
+	mr = sroce_user_mr_new(ibpd, umap, iova, length, acc, old);
+	if (IS_ERR(mr))
+		sroce_mr_open_binds(old);
+	return mr;
 }
 
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -353,6 +314,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
 
+	if (!sroce_mr_close_binds(mr))
+		return -EBUSY;
 	WRITE_ONCE(mr->attr.state, SROCE_MR_FREE);
 	/* Unless a rereg gave the slot to the MR that replaced this one. */
 	xa_cmpxchg(&sdev->mrs.xa, mr->index, mr, NULL, 0);
@@ -428,24 +391,6 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_set_page);
 }
 
-static struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
-{
-	struct sroce_mr *mr;
-
-	rcu_read_lock();
-	mr = xa_load(&sdev->mrs.xa, sroce_key_index(key));
-	if (mr && !refcount_inc_not_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
-	return mr;
-}
-
-void sroce_mr_put(struct sroce_mr *mr)
-{
-	if (mr && refcount_dec_and_test(&mr->ref))
-		complete(&mr->done);
-}
-
 /* SROCE_LOCAL_DMA_LKEY: all kernel memory, local access, kernel PDs. */
 static const struct sroce_mr_attr sroce_local_dma_attr = {
 	.iova = 0,
@@ -461,10 +406,12 @@ static const struct sroce_mr_attr sroce_local_dma_attr = {
  * @key: lkey (local) or rkey (remote)
  * @remote: the access comes from the wire
  * @pd: the PD of the QP making the access
+ * @qpn: that QP's number (a type 2B window serves only the QP bound to)
  * @addr: first byte
  * @len: bytes
  * @access_needed: IB_ACCESS_* rights the access needs (0: local read)
- * @out: the MR, referenced; NULL for the local DMA lkey or @len 0
+ * @out: the MR, referenced; NULL for the local DMA lkey or @len 0; for
+ *	 a window's rkey the MR the window is bound to
  *
  * Returns 0, or the negated enum sroce_mr_fault saying which check failed.
  * On success the caller moves the bytes with sroce_dma_walk() or
@@ -472,8 +419,8 @@ static const struct sroce_mr_attr sroce_local_dma_attr = {
  * access is one packet, with BH off, and never spans a delivery.
  */
 int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
-		   struct sroce_pd *pd, u64 addr, u64 len, int access_needed,
-		   struct sroce_mr **out)
+		   struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
+		   int access_needed, struct sroce_mr **out)
 {
 	struct sroce_mr_attr attr;
 	struct sroce_mr *mr;
@@ -494,6 +441,12 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 	mr = sroce_mr_get(sdev, key);
 	if (!mr)
 		return -SROCE_MR_NO_KEY;
+	if (mr->type == SROCE_MR_WINDOW) {
+		ret = sroce_mw_gate(mr, key, remote, pd, qpn, addr, len,
+				    access_needed, out);
+		sroce_mr_put(mr);
+		return -ret;
+	}
 	if (mr->type == SROCE_MR_FAST_REG) {
 		/*
 		 * REG_MR and invalidation rewrite it as a whole, under the
@@ -600,11 +553,13 @@ out:
 }
 
 /**
- * sroce_mr_inv_begin - invalidate a fast-reg key (LOCAL_INV, SEND_WITH_INV)
+ * sroce_mr_inv_begin - invalidate a key (LOCAL_INV, SEND_WITH_INV)
  * @sdev: the device
  * @pd: the PD of the invalidating QP
- * @key: the key; only a fast-reg MR of @pd whose key is exactly this can
- *	 be invalidated, user and DMA MRs cannot. An MR already invalid
+ * @qpn: for a SEND_WITH_INV the QP it arrived on, 0 for a LOCAL_INV
+ * @key: a type 2B window's (sroce_mw_invalidate()) or a fast-reg MR's:
+ *	 only a fast-reg MR of @pd whose key is exactly this can be
+ *	 invalidated, user and DMA MRs cannot. An MR already invalid
  *	 under this key is invalidated again without error, as on rdma_rxe
  *	 and hardware: xprtrdma does it when a reply that invalidated the MR
  *	 remotely races the end of its RPC.
@@ -617,8 +572,8 @@ out:
  * them) before sroce_mr_inv_finish() is true; -EINVAL for a key that
  * cannot be invalidated. Never waits.
  */
-int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
-		       struct sroce_mr **mrp)
+int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 qpn,
+		       u32 key, struct sroce_mr **mrp)
 {
 	struct sroce_mr *mr = sroce_mr_get(sdev, key);
 	int ret = -EINVAL;
@@ -626,6 +581,11 @@ int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 key,
 	*mrp = NULL;
 	if (!mr)
 		return -EINVAL;
+	if (mr->type == SROCE_MR_WINDOW) {
+		ret = sroce_mw_invalidate(mr, pd, key, qpn);
+		sroce_mr_put(mr);
+		return ret;
+	}
 	if (mr->type == SROCE_MR_FAST_REG && mr->pd == pd) {
 		spin_lock_bh(&mr->lock);
 		if (mr->attr.key == key && mr->attr.state == SROCE_MR_VALID) {

@@ -25,6 +25,9 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	if (sroce_qp_is_uc(qp) && (sroce_op_is_rd(wr->opcode) ||
 				   wr->opcode == IB_WR_SEND_WITH_INV))
 		return -EINVAL;
+	/* The kernel's verbs have no memory windows to bind. */
+	if (wr->opcode == IB_WR_BIND_MW)
+		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;

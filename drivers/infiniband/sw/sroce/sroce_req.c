@@ -32,6 +32,8 @@ static int sroce_wc_opcode(u8 op)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -69,11 +71,15 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 		if (inl)
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
-	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
 		/* Kernel rings only: REG_MR carries a kernel pointer. */
 		if (qp->is_user)
 			return IB_WC_LOC_QP_OP_ERR;
+		s->length = 0;
+		return IB_WC_SUCCESS;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
+		/* Judged when it runs, in order (sroce_req_local()). */
 		s->length = 0;
 		return IB_WC_SUCCESS;
 	default:
@@ -174,10 +180,17 @@ static bool sroce_req_go_idle(struct sroce_qp *qp)
 	return false;
 }
 
+static bool sroce_op_is_local(u8 op)
+{
+	return op == IB_WR_REG_MR || op == IB_WR_LOCAL_INV ||
+	       op == IB_WR_BIND_MW;
+}
+
 /*
- * REG_MR and LOCAL_INV: done here, in order with the rest of the SQ. A
- * LOCAL_INV that finds copies under the key still running stays at the
- * head, not done, with req.inv_mr set: sroce_req_inv_end() completes it.
+ * REG_MR, LOCAL_INV and BIND_MW: done here, in order with the rest of the
+ * SQ. A LOCAL_INV that finds copies under the key still running stays at
+ * the head, not done, with req.inv_mr set: sroce_req_inv_end() completes
+ * it. A failed one completes with MW_BIND_ERR, and the QP goes to ERR.
  */
 static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *s)
 {
@@ -189,8 +202,10 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *s)
 		ibmr = (struct ib_mr *)(uintptr_t)s->h.rdma.remote_addr;
 		ret = sroce_mr_fast_reg(qp->pd, ibmr, s->h.ex.invalidate_rkey,
 					s->h.rdma.rkey);
+	} else if (s->h.opcode == IB_WR_BIND_MW) {
+		ret = sroce_mw_bind(qp, &s->h);
 	} else {
-		ret = sroce_mr_inv_begin(qp->sdev, qp->pd,
+		ret = sroce_mr_inv_begin(qp->sdev, qp->pd, 0,
 					 s->h.ex.invalidate_rkey, &mr);
 		if (ret == -EINPROGRESS) {
 			qp->req.inv_mr = mr;
@@ -395,13 +410,13 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 	bool rd = sroce_op_is_rd(s->h.opcode);
 
 	/*
-	 * REG_MR and LOCAL_INV wait until everything before them completed:
-	 * a resend of an earlier WQE may still read the memory they change.
+	 * Local operations wait until everything before them completed: a
+	 * resend of an earlier WQE may still read the memory they change.
 	 * Done is enough: waiting for retirement would stall the second of
 	 * two in a row (xprtrdma's chains), as nothing runs the requester
 	 * again once this run retires the first.
 	 */
-	if (s->h.opcode == IB_WR_REG_MR || s->h.opcode == IB_WR_LOCAL_INV)
+	if (sroce_op_is_local(s->h.opcode))
 		return sroce_req_all_done(qp);
 
 	if ((s->h.send_flags & IB_SEND_FENCE) || rd) {
@@ -460,8 +475,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			if (state == IB_QPS_SQD || qp->req.failed ||
 			    !sroce_req_may_start(qp, s))
 				break;
-			if (s->h.opcode == IB_WR_REG_MR ||
-			    s->h.opcode == IB_WR_LOCAL_INV) {
+			if (sroce_op_is_local(s->h.opcode)) {
 				sroce_req_local(qp, s);
 				continue;
 			}

@@ -184,8 +184,8 @@ static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return 0;
 
 	if (info->exts & SROCE_HAS(IETH)) {
-		ret = sroce_mr_inv_begin(qp->sdev, qp->pd, pkt->f.ieth_rkey,
-					 &mr);
+		ret = sroce_mr_inv_begin(qp->sdev, qp->pd, qp->ibqp.qp_num,
+					 pkt->f.ieth_rkey, &mr);
 		if (ret == -EINVAL) {
 			sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
 					 IB_WC_REM_INV_REQ_ERR,
@@ -218,8 +218,9 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return -EAGAIN;
 	if (info->pos & SROCE_POS_FIRST) {
 		ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
-				     pkt->f.reth.va, pkt->f.reth.len,
-				     IB_ACCESS_REMOTE_WRITE, &mr);
+				     qp->ibqp.qp_num, pkt->f.reth.va,
+				     pkt->f.reth.len, IB_ACCESS_REMOTE_WRITE,
+				     &mr);
 		if (ret)
 			goto access;
 		sroce_mr_access_end(mr);
@@ -238,7 +239,7 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	}
 	/* Checked again: the MR may have gone since the first packet. */
 	ret = sroce_mr_check(qp->sdev, qp->resp.wr_rkey, true, qp->pd,
-			     qp->resp.wr_va, pkt->pay_len,
+			     qp->ibqp.qp_num, qp->resp.wr_va, pkt->pay_len,
 			     IB_ACCESS_REMOTE_WRITE, &mr);
 	if (ret)
 		goto access;
@@ -290,8 +291,9 @@ static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
 	struct sroce_mr *mr;
 	int ret;
 
-	ret = sroce_mr_check(rf->qp->sdev, rf->rkey, true, rf->qp->pd, rf->va,
-			     len, IB_ACCESS_REMOTE_READ, &mr);
+	ret = sroce_mr_check(rf->qp->sdev, rf->rkey, true, rf->qp->pd,
+			     rf->qp->ibqp.qp_num, rf->va, len,
+			     IB_ACCESS_REMOTE_READ, &mr);
 	if (ret)
 		return -EACCES;
 	if (crc)
@@ -379,7 +381,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	}
 
 	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
-			     pkt->f.reth.va, pkt->f.reth.len,
+			     qp->ibqp.qp_num, pkt->f.reth.va, pkt->f.reth.len,
 			     IB_ACCESS_REMOTE_READ, &mr);
 	if (ret) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
@@ -417,8 +419,9 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				 IB_EVENT_QP_REQ_ERR);
 		return -EINVAL;
 	}
-	ret = sroce_mr_check(qp->sdev, pkt->f.atmeth.rkey, true, qp->pd, va,
-			     sizeof(u64), IB_ACCESS_REMOTE_ATOMIC, &mr);
+	ret = sroce_mr_check(qp->sdev, pkt->f.atmeth.rkey, true, qp->pd,
+			     qp->ibqp.qp_num, va, sizeof(u64),
+			     IB_ACCESS_REMOTE_ATOMIC, &mr);
 	if (ret) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
 				 IB_EVENT_QP_ACCESS_ERR);

@@ -248,6 +248,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
@@ -258,6 +259,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_ah = sroce_destroy_ah,
 	.query_ah = sroce_query_ah,
 	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
@@ -292,6 +294,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),

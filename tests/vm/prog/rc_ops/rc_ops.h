@@ -2,9 +2,9 @@
 /*
  * What the parts of rc_ops share. ../rc_ops.c has main(), the TAP output
  * and the -k list; harness.c the buffers, completions, async events and
- * QP set-up; data.c, errors.c, events.c, flush.c, limits.c, mr.c and
- * rnr.c the tests, each returning NULL when it passed or why it failed
- * (fail()).
+ * QP set-up; data.c, errors.c, events.c, flush.c, limits.c, mr.c, mw.c,
+ * rnr.c and uc.c the tests, each returning NULL when it passed or why it
+ * failed (fail()).
  */
 #ifndef SROCE_RC_OPS_H
 #define SROCE_RC_OPS_H
@@ -169,6 +169,8 @@ const char *t_unsignaled(struct rc *rc, int n);
 const char *t_fence(struct rc *rc);
 const char *t_solicited(struct rc *rc, int solicited);
 void t_mw(struct rc *rc);
+/* mw.c */
+void t_mw_more(struct rc *rc);
 
 /* errors.c */
 const char *t_err_access(struct rc *rc, int kind, int event);
