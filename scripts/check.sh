@@ -154,7 +154,8 @@ suites=(
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
 )
 helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash nfs.bash harness-selftest.sh
-	bench-guest.sh bench-loss-guest.sh bench-ulp-guest.sh profile-guest.sh)
+	bench-guest.sh bench-loss-guest.sh bench-ulp-guest.sh profile-guest.sh
+	nfs-umount-stress.sh)
 unlisted=()
 for t in tests/vm/*.sh tests/vm/*.bash; do
 	b=$(basename "$t")
