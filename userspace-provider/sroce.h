@@ -276,7 +276,7 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 struct sroce_cq *sroce_cq_new(void);
-bool sroce_cq_ready(struct sroce_cq *cq, int cmd_fd,
+bool sroce_cq_ready(struct sroce_cq *cq, int ret, int cmd_fd,
 		    const struct sroce_cq_resp *r);
 void sroce_cq_delete(struct sroce_cq *cq);
 

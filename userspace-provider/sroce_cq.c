@@ -52,17 +52,19 @@ struct sroce_cq *sroce_cq_new(void)
 }
 
 /*
- * After the kernel made the CQ: map its ring; on failure the kernel's CQ
- * and our state go, errno is set and the result is false.
+ * After the kernel's create command (@ret its result): map the CQ's ring.
+ * On failure the kernel's CQ, if made, and our state go, errno is set and
+ * the result is false.
  */
-bool sroce_cq_ready(struct sroce_cq *cq, int cmd_fd,
+bool sroce_cq_ready(struct sroce_cq *cq, int ret, int cmd_fd,
 		    const struct sroce_cq_resp *r)
 {
-	int ret = sroce_cq_map(cq, cmd_fd, r);
-
-	if (!ret)
-		return true;
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
+	if (!ret) {
+		ret = sroce_cq_map(cq, cmd_fd, r);
+		if (!ret)
+			return true;
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+	}
 	sroce_cq_delete(cq);
 	errno = ret;
 	return false;
@@ -89,12 +91,7 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
-	if (ret) {
-		sroce_cq_delete(cq);
-		errno = ret;
-		return NULL;
-	}
-	if (!sroce_cq_ready(cq, ibctx->cmd_fd, &resp.drv))
+	if (!sroce_cq_ready(cq, ret, ibctx->cmd_fd, &resp.drv))
 		return NULL;
 	return &cq->vcq.cq;
 }

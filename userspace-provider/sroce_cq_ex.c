@@ -202,12 +202,7 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	/* libibverbs turns COMPLETION_TIMESTAMP into the kernel's flag. */
 	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
 				   &resp.ibv_resp, sizeof(resp), 0);
-	if (ret) {
-		sroce_cq_delete(cq);
-		errno = ret;
-		return NULL;
-	}
-	if (!sroce_cq_ready(cq, ibctx->cmd_fd, &resp.drv))
+	if (!sroce_cq_ready(cq, ret, ibctx->cmd_fd, &resp.drv))
 		return NULL;
 	cq->lockless = ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 			(attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||

@@ -68,15 +68,21 @@ static void mwt_free(struct mwt *t)
  * type 2B with a BIND_MW work request under the next rkey, which we then
  * keep in the window as the consumer of a type 2B window does.
  */
-static const char *mw_bind(struct mwt *t, size_t off, size_t len, int access,
-			   enum ibv_wc_status st)
+static struct ibv_mw_bind_info mw_info(struct mwt *t, size_t off, size_t len,
+				       int access)
 {
-	struct ibv_mw_bind_info info = {
+	return (struct ibv_mw_bind_info){
 		.mr = t->d.mr,
 		.addr = len ? (uintptr_t)t->d.p + off : 0,
 		.length = len,
 		.mw_access_flags = access,
 	};
+}
+
+static const char *mw_bind(struct mwt *t, size_t off, size_t len, int access,
+			   enum ibv_wc_status st)
+{
+	struct ibv_mw_bind_info info = mw_info(t, off, len, access);
 	struct ibv_send_wr wr;
 	struct ibv_wc wc;
 	const char *err;
@@ -464,10 +470,7 @@ static const char *mw_post_refused(struct rc *rc, int how)
 
 	if ((err = mwt_init(rc, &t, IBV_MW_TYPE_1, MW_MR_ACCESS)))
 		goto out;
-	b.bind_info.mr = t.d.mr;
-	b.bind_info.addr = (uintptr_t)t.d.p;
-	b.bind_info.length = MW_LEN;
-	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	b.bind_info = mw_info(&t, 0, MW_LEN, IBV_ACCESS_REMOTE_WRITE);
 	if (how == 0) {
 		wr_init(&wr, WR_BIND, IBV_WR_BIND_MW, NULL, 0,
 			IBV_SEND_SIGNALED);
