@@ -171,6 +171,11 @@ struct sroce_create_srq_cmd_resp {
 	struct sroce_create_srq_resp		drv;
 };
 
+struct sroce_modify_srq_ucmd {
+	struct ibv_modify_srq			ibv_cmd;
+	struct sroce_modify_srq_cmd		drv;
+};
+
 struct sroce_create_qp_cmd_resp {
 	struct ib_uverbs_create_qp_resp		ibv_resp;
 	struct sroce_create_qp_resp		drv;
@@ -196,6 +201,8 @@ static_assert(offsetof(struct sroce_create_ah_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_ah_resp), "create_ah resp layout");
 static_assert(offsetof(struct sroce_create_srq_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_srq_resp), "create_srq resp layout");
+static_assert(offsetof(struct sroce_modify_srq_ucmd, drv) ==
+	      sizeof(struct ibv_modify_srq), "modify_srq cmd layout");
 static_assert(offsetof(struct sroce_create_qp_cmd_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_qp_resp), "create_qp resp layout");
 static_assert(offsetof(struct sroce_create_qp_ex_cmd_resp, drv) ==

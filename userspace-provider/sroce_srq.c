@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libsroce shared receive queues: a receive ring mapped from the kernel,
- * which sroce_post.c posts to without a system call. Modify (the limit)
- * and query are plain commands.
+ * which sroce_post.c posts to without a system call. Query and modify of
+ * the limit are plain commands; a resize maps the kernel's new ring.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sroce.h"
 
@@ -58,12 +59,46 @@ err_free:
 	return NULL;
 }
 
+/*
+ * IBV_SRQ_MAX_WR: the kernel moves the WQEs not yet taken into a new ring,
+ * at the same indices, and writes where it is into resp; we hold the
+ * producer lock throughout, so no WQE goes into the old ring meanwhile.
+ */
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
-	struct ibv_modify_srq cmd;
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_create_srq_resp r = {};
+	struct sroce_modify_srq_ucmd cmd = {};
+	struct sroce_queue_ctrl *old;
+	size_t old_size;
+	int ret;
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd));
+	cmd.drv.resp_addr = (uintptr_t)&r;
+	pthread_spin_lock(&srq->rq.lock);
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (ret)
+		goto out;
+	if (!sroce_ring_ok(r.mmap_size, r.num_entries, r.entry_size,
+			   r.num_entries, srq->rq.slot_size)) {
+		ret = EPROTO;
+		goto out;
+	}
+	old = srq->rq.ctrl;
+	old_size = srq->rq.map_size;
+	ret = sroce_wq_map(&srq->rq, ibsrq->context->cmd_fd, r.mmap_offset,
+			   r.mmap_size, r.num_entries, r.entry_size);
+	if (ret)
+		goto out;
+	munmap(old, old_size);
+	srq->rq.depth = r.num_entries;
+out:
+	pthread_spin_unlock(&srq->rq.lock);
+	return ret;
 }
 
 int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

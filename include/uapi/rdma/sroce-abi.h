@@ -224,6 +224,16 @@ struct sroce_create_srq_resp {
 };
 
 /*
+ * modify_srq with IB_SRQ_MAX_WR (resize): the command has no reply, so the
+ * kernel writes a struct sroce_create_srq_resp, the new ring to map, at
+ * resp_addr in the caller's memory. The ring keeps its indices: WQEs not
+ * yet taken move to the new ring in their order.
+ */
+struct sroce_modify_srq_cmd {
+	__aligned_u64 resp_addr;
+};
+
+/*
  * create_ah reply. A UD send WQE names its address handle by this number;
  * the kernel looks it up when it takes the WQE, so a handle destroyed
  * before then fails that WQE (IBV_WC_LOC_QP_OP_ERR), nothing worse.
@@ -250,5 +260,6 @@ static_assert(sizeof(struct sroce_recv_wqe) == 16, "ABI size");
 static_assert(sizeof(struct sroce_create_qp_resp) == 48, "ABI size");
 static_assert(sizeof(struct sroce_create_ah_resp) == 8, "ABI size");
 static_assert(sizeof(struct sroce_create_srq_resp) == 24, "ABI size");
+static_assert(sizeof(struct sroce_modify_srq_cmd) == 8, "ABI size");
 
 #endif /* SROCE_ABI_USER_H */

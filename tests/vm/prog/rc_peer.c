@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS]
- *         [-t TIMEOUT] [-u [-L PERCENT]] [SERVER]
+ *         [-t TIMEOUT] [-u [-L PERCENT]] [-w] [SERVER]
  *
  * One RC QP on each of two hosts, connected over TCP like ibv_rc_pingpong
  * (the side given SERVER is the client). Both sides run the same steps at
@@ -30,6 +30,12 @@
  * (its length, every byte of the pattern of its number) and arrive once.
  * At least PERCENT of the messages sent must arrive (-L, default 100: a
  * clean link loses none).
+ *
+ * -w reaches the peer's memory through a memory window only: each side
+ * registers its buffer with no remote right (LOCAL_WRITE | MW_BIND),
+ * binds a type 1 window over all of it with remote write, read and atomic
+ * once its QP is in RTS, and sends the window's rkey; the RC steps then
+ * WRITE, READ and run atomics through the windows.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -63,6 +69,7 @@ struct side {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
+	struct ibv_mw *mw;	/* -w: the window over mem */
 	unsigned char *mem;
 	size_t size, stride;
 	int sock;
@@ -75,6 +82,7 @@ enum { R_SEND = 0, R_RECV = BURST, R_TARGET = 2 * BURST, R_READ, R_ATOMIC };
 
 static int ack_timeout = 14;
 static enum ibv_qp_type qp_type = IBV_QPT_RC;
+static int use_mw;
 
 static unsigned char *region(struct side *s, int r)
 {
@@ -239,11 +247,14 @@ static void setup(struct side *s, const char *dev, size_t size)
 	if (posix_memalign((void **)&s->mem, 4096, len))
 		fail("out of memory");
 	memset(s->mem, 0, len);
-	s->mr = ibv_reg_mr(s->pd, s->mem, len, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			   IBV_ACCESS_REMOTE_ATOMIC);
+	s->mr = ibv_reg_mr(s->pd, s->mem, len, use_mw ?
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND :
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!s->mr)
 		fail("ibv_reg_mr: %s", strerror(errno));
+	if (use_mw && !(s->mw = ibv_alloc_mw(s->pd, IBV_MW_TYPE_1)))
+		fail("ibv_alloc_mw(type 1): %s", strerror(errno));
 }
 
 /* Exchange addresses over TCP and take the QP through INIT, RTR and RTS. */
@@ -311,6 +322,41 @@ static void connect_qp(struct side *s, int port_num, int gid_index, enum ibv_mtu
 			  (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)))
 		fail("modify to RTS failed: %s", strerror(errno));
+}
+
+/*
+ * -w: bind the window over the whole buffer (the QP is in RTS), then trade
+ * rkeys over TCP: from now on the peer reaches us through the window.
+ */
+static void bind_window(struct side *s)
+{
+	struct ibv_mw_bind b = {
+		.wr_id = 0x3d, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = {
+			.mr = s->mr, .addr = (uintptr_t)s->mem,
+			.length = (size_t)(R_ATOMIC + 1) * s->stride,
+			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+					   IBV_ACCESS_REMOTE_READ |
+					   IBV_ACCESS_REMOTE_ATOMIC,
+		},
+	};
+	uint32_t mine, peer;
+	struct ibv_wc wc;
+	int ret = ibv_bind_mw(s->qp, s->mw, &b);
+
+	if (ret)
+		fail("ibv_bind_mw: %s", strerror(ret));
+	do {
+		ret = ibv_poll_cq(s->cq, 1, &wc);
+	} while (!ret);
+	if (ret < 0 || wc.status != IBV_WC_SUCCESS || wc.wr_id != 0x3d ||
+	    wc.opcode != IBV_WC_BIND_MW)
+		fail("the bind completed with %s, opcode %d",
+		     ibv_wc_status_str(wc.status), wc.opcode);
+	mine = htobe32(s->mw->rkey);
+	full_io(s->sock, &mine, sizeof(mine), 1);
+	full_io(s->sock, &peer, sizeof(peer), 0);
+	s->peer_rkey = be32toh(peer);
 }
 
 static void post_recv(struct side *s, int slot)
@@ -631,7 +677,8 @@ static void step_uc_burst(struct side *s, struct uc_tally *t, int me, int iter)
 
 static void teardown(struct side *s)
 {
-	if (ibv_destroy_qp(s->qp) || ibv_dereg_mr(s->mr) ||
+	if (ibv_destroy_qp(s->qp) || (s->mw && ibv_dealloc_mw(s->mw)) ||
+	    ibv_dereg_mr(s->mr) ||
 	    ibv_destroy_cq(s->cq) || ibv_dealloc_pd(s->pd) ||
 	    ibv_close_device(s->ctx))
 		fail("teardown failed");
@@ -647,7 +694,7 @@ int main(int argc, char **argv)
 	size_t size = 4096;
 	struct side s = { 0 };
 
-	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:uL:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:uL:w")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -658,12 +705,14 @@ int main(int argc, char **argv)
 		case 't': ack_timeout = atoi(optarg); break;
 		case 'u': qp_type = IBV_QPT_UC; break;
 		case 'L': min_pct = atoi(optarg); break;
-		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [-u [-L PERCENT]] [SERVER]");
+		case 'w': use_mw = 1; break;
+		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [-u [-L PERCENT]] [-w] [SERVER]");
 		}
 	}
 	if (!dev || !size || size > (1u << 30) || iters < 1 ||
-	    ack_timeout < 0 || ack_timeout > 31 || min_pct < 0 || min_pct > 100)
-		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [-u [-L 0..100]] [SERVER]");
+	    ack_timeout < 0 || ack_timeout > 31 || min_pct < 0 || min_pct > 100 ||
+	    (use_mw && qp_type == IBV_QPT_UC))
+		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [-u [-L 0..100] | -w] [SERVER]");
 	if (optind < argc)
 		server = argv[optind];
 	me = !!server;
@@ -671,6 +720,8 @@ int main(int argc, char **argv)
 	setup(&s, dev, size);
 	s.sock = server ? tcp_connect(server, port) : tcp_accept(port);
 	connect_qp(&s, 1, gid_index, mtu_of(mtu));
+	if (use_mw)
+		bind_window(&s);
 	if (qp_type == IBV_QPT_UC) {
 		tally.max = iters * BURST;
 		tally.seen = calloc(tally.max, 1);
@@ -700,7 +751,7 @@ int main(int argc, char **argv)
 	/* Both sides have every completion: no ACK is owed any more. */
 	barrier(&s);
 	teardown(&s);
-	printf("rc_peer: %d iterations of SEND x%d, zero SEND, WRITE_WITH_IMM, WRITE, READ, atomics, %zu B, MTU %d: all data intact\n",
-	       iters, BURST, size, mtu);
+	printf("rc_peer: %d iterations of SEND x%d, zero SEND, WRITE_WITH_IMM, WRITE, READ, atomics%s, %zu B, MTU %d: all data intact\n",
+	       iters, BURST, use_mw ? " (through memory windows)" : "", size, mtu);
 	return 0;
 }

@@ -8,7 +8,8 @@
  * posted; a UC message too long for its SRQ receive completes that
  * receive in error and the UC QP goes on; an SRQ in use cannot be
  * destroyed; a QP that goes to ERR says Last WQE Reached and leaves the
- * SRQ's receives to the others.
+ * SRQ's receives to the others; a resize keeps the receives waiting, in
+ * order, and refuses to shrink below them.
  * Prints TAP; exits non-zero if any test failed.
  */
 #include <arpa/inet.h>
@@ -171,6 +172,77 @@ static int recv_done(struct ibv_wc *wc)
 	       wc->wr_id < 100 + NSLOTS;
 }
 
+/* @n messages from @x, each into the SRQ's next receive, slots @first on. */
+static int recv_in_order(struct ibv_qp *x, int first, int n, unsigned int seed)
+{
+	struct ibv_wc wc;
+	int i, got = 0;
+
+	for (i = 0; i < n; i++)
+		got += send_msg(x, NULL, 0, 300, seed + i) && recv_done(&wc) &&
+		       wc.wr_id == 100 + (uint64_t)(first + i) &&
+		       slot_ok(first + i, 0, 300, seed + i);
+	return got;
+}
+
+/*
+ * Resize (IBV_DEVICE_SRQ_RESIZE): an SRQ of 4 with 3 receives waiting
+ * grows to 64, the 3 first in line, 12 more fit; shrinking below the 15
+ * waiting is refused; once they are taken, 2 waiting survive a shrink to 4.
+ */
+static void resize_checks(void)
+{
+	struct ibv_srq_init_attr si = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq_attr sa = { 0 };
+	struct ibv_qp *x = NULL, *y = NULL;
+	struct ibv_device_attr da;
+	struct ibv_srq *s;
+	int i;
+
+	check(!ibv_query_device(ctx, &da) &&
+	      (da.device_cap_flags & IBV_DEVICE_SRQ_RESIZE),
+	      "the device says IBV_DEVICE_SRQ_RESIZE");
+	s = ibv_create_srq(pd, &si);
+	if (s) {
+		x = make_qp(IBV_QPT_RC, NULL);
+		y = make_qp(IBV_QPT_RC, s);
+	}
+	if (!check(s && x && y && !rc_qp_to_rts(x, y->qp_num, gidx, &gid) &&
+		   !rc_qp_to_rts(y, x->qp_num, gidx, &gid),
+		   "an SRQ of 4 and an RC pair onto it"))
+		goto out;
+	for (i = 0; i < 3; i++)
+		post_srq(s, i);
+	sa.max_wr = 64;
+	check(!ibv_modify_srq(s, &sa, IBV_SRQ_MAX_WR),
+	      "with 3 receives waiting, it grows to 64");
+	check(!ibv_query_srq(s, &sa) && sa.max_wr >= 64, "query: max_wr %u",
+	      sa.max_wr);
+	for (i = 3; i < 15; i++)
+		if (post_srq(s, i))
+			break;
+	check(i == 15, "12 more receives fit (%d)", i - 3);
+	sa.max_wr = 8;
+	check(ibv_modify_srq(s, &sa, IBV_SRQ_MAX_WR) == EINVAL,
+	      "shrinking to 8 below the 15 waiting: EINVAL");
+	check(recv_in_order(x, 0, 15, 40) == 15,
+	      "15 messages take the 15 receives in their order, intact");
+	post_srq(s, 0);
+	post_srq(s, 1);
+	sa.max_wr = 4;
+	check(!ibv_modify_srq(s, &sa, IBV_SRQ_MAX_WR) &&
+	      !ibv_query_srq(s, &sa) && sa.max_wr >= 4 && sa.max_wr < 64,
+	      "with 2 waiting, it shrinks to 4 (max_wr %u)", sa.max_wr);
+	check(recv_in_order(x, 0, 2, 60) == 2, "the 2 are taken, in order");
+out:
+	if (x)
+		ibv_destroy_qp(x);
+	if (y)
+		ibv_destroy_qp(y);
+	if (s)
+		ibv_destroy_srq(s);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_srq_init_attr si = { .attr = { .max_wr = 8, .max_sge = 1 } };
@@ -219,9 +291,6 @@ int main(int argc, char **argv)
 	sa.srq_limit = sa.max_wr + 1;
 	check(ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) != 0,
 	      "a limit above max_wr is refused");
-	sa.max_wr = 64;
-	check(ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR) != 0,
-	      "resizing is refused (no IBV_DEVICE_SRQ_RESIZE)");
 
 	/* a -> b: RC, b on the SRQ; d -> c: UD, c on the SRQ. */
 	a = make_qp(IBV_QPT_RC, NULL);
@@ -329,6 +398,8 @@ int main(int argc, char **argv)
 		if (f)
 			ibv_destroy_qp(f);
 	}
+
+	resize_checks();
 
 	errno = 0;
 	ret = ibv_destroy_srq(srq);

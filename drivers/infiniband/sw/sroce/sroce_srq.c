@@ -3,8 +3,8 @@
  * sroce: shared receive queues, the verbs. libsroce posts into the ring
  * in shared memory, as it does into a QP's RQ, with no system call; the
  * responders of the QPs attached take from it (sroce_rq.c), which is
- * also where the limit event is raised. Resizing is not offered (no
- * IB_DEVICE_SRQ_RESIZE): modify with IB_SRQ_MAX_WR is refused.
+ * also where the limit event is raised. Resizing (IB_SRQ_MAX_WR) moves
+ * the WQEs not yet taken into a new ring, in order, under both locks.
  */
 #include <rdma/uverbs_ioctl.h>
 
@@ -72,21 +72,104 @@ err_count:
 	return ret;
 }
 
+/*
+ * The new ring @nq takes the WQEs not yet taken, at the same indices, and
+ * becomes the SRQ's; the old one is left in @nq. -EINVAL if they do not
+ * fit (IBTA 11.2.3.3: no smaller than what is outstanding), or if
+ * userspace's producer index is a lie. Under both locks.
+ */
+static int sroce_srq_swap(struct sroce_srq *srq, struct sroce_queue *nq)
+{
+	struct sroce_queue old = srq->rq;
+	u32 prod, n, i;
+
+	prod = srq->is_user ? READ_ONCE(old.ctrl->prod) : old.own;
+	n = prod - srq->cons;
+	if (n > sroce_queue_entries(&old) || n > sroce_queue_entries(nq) ||
+	    srq->limit > sroce_queue_entries(nq))
+		return -EINVAL;
+	for (i = srq->cons; i != prod; i++)
+		memcpy(sroce_queue_slot(nq, i), sroce_queue_slot(&old, i),
+		       old.entry_size);
+	nq->own = old.own;
+	nq->ctrl->cons = srq->cons;
+	/* Release: the WQEs are in place before a responder sees prod. */
+	smp_store_release(&nq->ctrl->prod, prod);
+	srq->rq = *nq;
+	*nq = old;
+	return 0;
+}
+
+/*
+ * Resize to @max_wr: a new ring, which userspace learns of at
+ * @resp_addr (sroce_modify_srq_cmd) before any WQE moves there; libsroce
+ * holds its producer lock throughout and maps the new ring after.
+ */
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
+			    struct ib_udata *udata, u64 resp_addr)
+{
+	struct sroce_create_srq_resp resp = {};
+	struct sroce_ucontext *uc;
+	struct sroce_queue nq;
+	u32 entries;
+	int ret;
+
+	if (!max_wr || max_wr > SROCE_MAX_QP_WR)
+		return -EINVAL;
+	if (srq->is_user && !resp_addr)
+		return -EINVAL;
+	entries = roundup_pow_of_two(max_wr);
+	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	ret = sroce_queue_init(&nq, entries, srq->rq.entry_size,
+			       srq->is_user ? &uc->ibuc : NULL);
+	if (ret)
+		return ret;
+	if (srq->is_user) {
+		resp.mmap_offset = sroce_queue_mmap_offset(&nq);
+		resp.mmap_size = nq.buf_size;
+		resp.num_entries = entries;
+		resp.entry_size = nq.entry_size;
+		if (copy_to_user(u64_to_user_ptr(resp_addr), &resp,
+				 sizeof(resp))) {
+			ret = -EFAULT;
+			goto out;
+		}
+	}
+	spin_lock_bh(&srq->prod_lock);
+	spin_lock(&srq->cons_lock);
+	ret = sroce_srq_swap(srq, &nq);
+	spin_unlock(&srq->cons_lock);
+	spin_unlock_bh(&srq->prod_lock);
+out:
+	/* The old ring on success, the unused new one on failure. */
+	sroce_queue_destroy(&nq);
+	return ret;
+}
+
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_modify_srq_cmd cmd = {};
 	int ret;
 
-	if (udata) {
-		ret = sroce_check_udata(udata, 0);
+	if (udata && udata->inlen) {
+		if (udata->inlen < sizeof(cmd) ||
+		    !ib_is_udata_cleared(udata, sizeof(cmd),
+					 udata->inlen - sizeof(cmd)))
+			return -EINVAL;
+		ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
 		if (ret)
 			return ret;
 	}
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_MAX_WR) {
+		ret = sroce_srq_resize(srq, attr->max_wr, udata,
+				       cmd.resp_addr);
+		if (ret)
+			return ret;
+	}
 	if (mask & IB_SRQ_LIMIT) {
 		if (attr->srq_limit > sroce_queue_entries(&srq->rq))
 			return -EINVAL;

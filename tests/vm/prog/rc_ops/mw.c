@@ -48,13 +48,17 @@ static const char *mwt_init(struct rc *rc, struct mwt *t,
 	return NULL;
 }
 
+/*
+ * The window goes before the QPs: rdma_rxe 6.1 keeps a reference on the
+ * QP a type 2B window is bound to, and destroying that QP first WARNs in
+ * its cleanup and frees it under the window.
+ */
 static void mwt_free(struct mwt *t)
 {
-	/* A QP may still name the window: the pair goes first. */
-	pair_down(t->rc);
-	t->rc->dirty = 1;
 	if (t->mw)
 		ibv_dealloc_mw(t->mw);
+	pair_down(t->rc);
+	t->rc->dirty = 1;
 	buf_free(&t->s);
 	buf_free(&t->d);
 }
@@ -366,6 +370,10 @@ static const char *mw2_other_qp(struct rc *rc)
 		err = mw_access(&t, IBV_WR_RDMA_WRITE, MW_OFF, 10, t.rkey,
 				IBV_WC_REM_ACCESS_ERR);
 out:
+	/* The window first (mwt_free()). */
+	if (t.mw)
+		ibv_dealloc_mw(t.mw);
+	t.mw = NULL;
 	if (x)
 		ibv_destroy_qp(x);
 	mwt_free(&t);
