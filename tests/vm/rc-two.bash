@@ -189,6 +189,10 @@ rc_two_main() {
 		rc_two_both "ibv_uc_pingpong -c" ibv_uc_pingpong -d "$dev" -g "$gid4" -s 4096 -n 50 -c
 	rc_two_both "rc_peer -u (UC) 40 x 4 KiB" /usr/libexec/sroce/rc_peer -d "$dev" \
 		-g "$gid4" -s 4096 -m 1024 -n 10 -u ${netem:+-L 50}
+	# Memory windows: each side's buffer has no remote right of its own;
+	# WRITE, READ and atomics reach it through a type 1 window.
+	rc_two_both "rc_peer -w (through memory windows) 4 KiB" /usr/libexec/sroce/rc_peer \
+		-d "$dev" -g "$gid4" -s 4096 -m 1024 -n 2 -w ${qpt:+-t $qpt}
 
 	# perftest, small counts: TCG runs ~20x slower than metal.
 	rc_two_both "ib_send_bw 64 KiB" ib_send_bw -d "$dev" -x "$gid4" -s 65536 -n 50 -F ${qpt:+-u $qpt}
