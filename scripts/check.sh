@@ -155,7 +155,7 @@ suites=(
 )
 helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash nfs.bash harness-selftest.sh
 	bench-guest.sh bench-loss-guest.sh bench-ulp-guest.sh profile-guest.sh
-	nfs-umount-stress.sh)
+	nfs-umount-stress.sh cm-listen-stress.sh)
 unlisted=()
 for t in tests/vm/*.sh tests/vm/*.bash; do
 	b=$(basename "$t")

@@ -116,7 +116,10 @@ fi
 
 # "BUG cache (Tainted...)" is how SLUB reports a red zone or poison hit.
 pat='BUG:|BUG [^ ]+ \((Not tainted|Tainted)|WARNING:|Oops|refcount_t:|soft lockup|detected stall|blocked for more than|general protection|UBSAN|kernel BUG|KASAN|list_add corruption|list_del corruption'
-hits=$(dmesg | grep -E "$pat")
+# A user process's fault ("traps: prog[pid] general protection fault ip:..
+# in lib") is not the kernel's: its test sees the exit status.
+hits=$(dmesg | grep -E "$pat" |
+	grep -Ev '^\[ *[0-9.]+\] traps: [^ ]+\[[0-9]+\] general protection fault ip:')
 dm=clean
 if [ -n "$hits" ]; then
 	dm=dirty

@@ -121,7 +121,10 @@ pingpong_local() {
 
 # wait_listen PORT [SECONDS [NETNS]]: an RDMA CM id listens on PORT (a
 # server started in the background is ready for its client), in NETNS if
-# given. Fails after SECONDS (10).
+# given. Fails after SECONDS (10). rdma res shows "state LISTEN" a few
+# instructions before the IB CM takes the service ID (cma sets the state
+# first); a client started after this returns needs milliseconds before
+# its REQ goes out.
 wait_listen() {
 	local ns=()
 	[ -z "${3:-}" ] || ns=(ip netns exec "$3")
@@ -153,12 +156,34 @@ peer_ready() {
 # cm_pair NAME PORT SERVER CLIENT: an RDMA CM server (a command line, run
 # in the background) and its client, both to exit 0 within a minute; each
 # side is one check, with the output of a side that failed.
+# perftest 4.5-0.17 (Debian 12's) races with itself under -R: once the
+# handshake over its first connection is done, the server listens again
+# for the data connection, and the client, which has the handshake a
+# little earlier, may connect before that listen. Its REQ is rejected
+# with reason 8 (no listener), and its own retry then crashes in
+# librdmacm (linux-rdma/perftest 3d9d8d0 fixes that retry). Such a run is
+# a known peer deviation (TODO) and the pair runs once more.
 cm_pair() {
-	local name=$1 port=$2 srv=$3 cli=$4 spid st
+	local name=$1 port=$2 srv=$3 cli=$4 again=${5:-} spid st out
 	timeout 60 bash -c "$srv" >/tmp/cm_srv.log 2>&1 &
 	spid=$!
 	wait_listen "$port" || diag "$name: nothing listens on port $port yet"
-	run_ok "$name (client)" timeout 60 bash -c "$cli"
+	out=$(timeout 60 bash -c "$cli" 2>&1)
+	st=$?
+	if [ $st != 0 ] && [ -z "$again" ] && [[ $cli == ib_* ]] &&
+		grep -q "RDMA_CM_EVENT_REJECTED; error: 8\." <<<"$out"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		_tap_result 0 "$name: the client connected before its server listened again" \
+			"TODO perftest 4.5-0.17's -R race; the pair runs again"
+		diag "$(tail -n 8 <<<"$out")"
+		cm_pair "$name" "$port" "$srv" "$cli" again
+		return
+	fi
+	if ! _tap_result "$((st == 0))" "$name (client)"; then
+		diag "\$ $cli (exit $st)"
+		diag "$(tail -n 40 <<<"$out")"
+	fi
 	wait $spid
 	st=$?
 	ok "$((st == 0))" "$name (server)" || diag "$(tail -5 /tmp/cm_srv.log)"
