@@ -14,9 +14,9 @@
  * have). We claim a device only if it carries the sroce sysfs attribute, so
  * we never take another driver's device (rxe, siw, ...).
  *
- * So far this provides contexts, device/port queries, PDs, thread and
- * parent domains (sroce_domain.c), CQs, MRs, AHs, SRQs and QPs (RC, UC,
- * UD); no memory windows yet.
+ * This provides contexts, device/port queries, PDs, thread and parent
+ * domains (sroce_domain.c), CQs, MRs, memory windows, AHs, SRQs, QPs (RC,
+ * UC, UD) and multicast attachment (the kernel's, unchanged).
  * Every verb we do not set in sroce_ctx_ops falls through to libibverbs'
  * verbs_dummy_ops, which fail with EOPNOTSUPP (NULL + errno for object
  * creation, the error as return value otherwise), which is the honest
@@ -213,6 +213,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd	 = sroce_alloc_pd,
 	.alloc_td	 = sroce_alloc_td,
+	.attach_mcast	 = ibv_cmd_attach_mcast,
 	.bind_mw	 = sroce_bind_mw,
 	.create_ah	 = sroce_create_ah,
 	.create_cq	 = sroce_create_cq,
@@ -228,6 +229,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_cq	 = sroce_destroy_cq,
 	.destroy_qp	 = sroce_destroy_qp,
 	.destroy_srq	 = sroce_destroy_srq,
+	.detach_mcast	 = ibv_cmd_detach_mcast,
 	.free_context	 = sroce_free_context,
 	.modify_qp	 = sroce_modify_qp,
 	.modify_srq	 = sroce_modify_srq,

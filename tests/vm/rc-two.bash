@@ -79,6 +79,40 @@ cm_two_both() {
 	done
 }
 
+# mc_two_both GROUP: librdmacm's mckey across the link, each host once as
+# the receiver: it joins the group (librdmacm attaches its QP), tells the
+# other host once its netdev has joined, and must get all 20 datagrams
+# the other host's mckey sends to the group.
+mc_two_both() {
+	local group=$1 recv ready rpid st
+	for recv in 1 2; do
+		ready=$((rc_two_port + 10000))
+		rc_two_port=$((rc_two_port + 1))
+		link_alive "$SROCE_PEER_IP4" ||
+			bail_out "the link to $SROCE_PEER_IP4 is dead before mckey $group"
+		if [ "$SROCE_HOST" = "$recv" ]; then
+			timeout 90 mckey -m "$group" -b "$SROCE_IP4" -C 20 -S 1000 \
+				>/tmp/mckey_two.log 2>&1 &
+			rpid=$!
+			for _ in $(seq 100); do
+				ip maddr show | grep -qw "$group" && break
+				sleep 0.1
+			done
+			tell_peer "$ready" 60 ||
+				diag "mckey $group: the sender's host never asked whether we joined"
+			wait $rpid
+			st=$?
+			ok "$((st == 0))" "mckey $group (receiver, 20 datagrams, $rc_two_me)" ||
+				diag "$(tail -n 5 /tmp/mckey_two.log)"
+		else
+			peer_ready "$SROCE_PEER_IP4" "$ready" 60 ||
+				diag "mckey $group: the receiver's host never said it joined"
+			run_ok "mckey $group (sender, $rc_two_me)" \
+				timeout 60 mckey -m "$group" -b "$SROCE_IP4" -s -C 20 -S 1000
+		fi
+	done
+}
+
 # rc_two_cm DEV GID4 [lossy]: UD and the RDMA CM across the link: QP1 of
 # each side talks to the other's, UD datagrams go both ways. On a lossy
 # link only what recovers from loss runs (RC data; the CM's MADs are
@@ -100,6 +134,8 @@ rc_two_cm() {
 	cm_two_both "riostream 64 KiB" "riostream -p @PORT@ -S 65536 -C 50" \
 		"riostream -s @PEER@ -p @PORT@ -S 65536 -C 50"
 	[ -n "$lossy" ] && return
+	# Multicast: datagrams, so on a clean link only.
+	mc_two_both 239.1.2.4
 	# perftest -R races under loss: the server listens for its data
 	# connection only once its handshake SEND has completed, the client
 	# connects once it has received it; when the ACK is lost the client's

@@ -3,10 +3,13 @@
 #ifndef SROCE_PROG_TAP_H
 #define SROCE_PROG_TAP_H
 
+#include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <infiniband/verbs.h>
 
 static int ntest, nfail;
@@ -163,6 +166,37 @@ static __attribute__((unused)) int rc_qp_to_rts(struct ibv_qp *qp,
 			     (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				       IBV_QP_RNR_RETRY |
 				       IBV_QP_MAX_QP_RD_ATOMIC)) ? -1 : 0;
+}
+
+/* CLOCK_MONOTONIC in milliseconds. */
+static __attribute__((unused)) long long tap_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The next completion of @cq with wr_id @id within @ms, into @wc: 1, else
+ * 0. Completions with other IDs are polled and dropped.
+ */
+static __attribute__((unused)) int tap_wait_wc(struct ibv_cq *cq, uint64_t id,
+					       struct ibv_wc *wc, int ms)
+{
+	long long end = tap_now_ms() + ms;
+	struct ibv_wc w;
+
+	while (tap_now_ms() < end) {
+		if (ibv_poll_cq(cq, 1, &w) == 1) {
+			if (w.wr_id != id)
+				continue;
+			*wc = w;
+			return 1;
+		}
+		poll(NULL, 0, 1);
+	}
+	return 0;
 }
 
 #endif /* SROCE_PROG_TAP_H */

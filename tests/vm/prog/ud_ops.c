@@ -43,14 +43,6 @@ struct end {
 	uint8_t *buf;
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* A device counter (rdma statistic), or -1. */
 static long long counter(const char *name)
 {
@@ -131,24 +123,6 @@ static int post_send(struct end *e, struct ibv_ah *ah, uint32_t qpn,
 	return ibv_post_send(e->qp, &wr, &bad);
 }
 
-/* The next completion of @cq with wr_id @id within @ms: 1, else 0. */
-static int wait_wc(struct ibv_cq *cq, uint64_t id, struct ibv_wc *wc, int ms)
-{
-	long long end = now_ms() + ms;
-	struct ibv_wc w;
-
-	while (now_ms() < end) {
-		if (ibv_poll_cq(cq, 1, &w) == 1) {
-			if (w.wr_id != id)
-				continue;
-			*wc = w;
-			return 1;
-		}
-		poll(NULL, 0, 1);
-	}
-	return 0;
-}
-
 static void pattern(uint8_t *p, uint32_t len, unsigned int seed)
 {
 	uint32_t i;
@@ -193,10 +167,10 @@ static int xfer(struct end *s, struct end *r, struct ibv_ah *ah,
 	if (post_recv(r, GRH_LEN + len + 64) ||
 	    post_send(s, ah, r->qp->qp_num, qkey, len, op, flags))
 		return 0;
-	if (!wait_wc(s->cq, 1, &sw, POLL_MS) || sw.status != IBV_WC_SUCCESS ||
+	if (!tap_wait_wc(s->cq, 1, &sw, POLL_MS) || sw.status != IBV_WC_SUCCESS ||
 	    sw.opcode != IBV_WC_SEND)
 		return 0;
-	return wait_wc(r->cq, 2, wc, POLL_MS);
+	return tap_wait_wc(r->cq, 2, wc, POLL_MS);
 }
 
 static struct ibv_ah *make_ah(struct ibv_pd *pd, const union ibv_gid *dgid)
@@ -261,9 +235,9 @@ static void test_drops(struct end *a, struct end *b, struct ibv_ah *ah)
 	pattern(a->buf, 64, 8);
 	got = !post_recv(b, 256) &&
 	      !post_send(a, ah, b->qp->qp_num, 0x22222222, 64, IBV_WR_SEND, 0) &&
-	      wait_wc(a->cq, 1, &wc, POLL_MS) && wc.status == IBV_WC_SUCCESS;
+	      tap_wait_wc(a->cq, 1, &wc, POLL_MS) && wc.status == IBV_WC_SUCCESS;
 	check(got, "a send with the wrong Q_Key completes at the sender");
-	check(!wait_wc(b->cq, 2, &wc, SILENT_MS),
+	check(!tap_wait_wc(b->cq, 2, &wc, SILENT_MS),
 	      "the receiver gets nothing with the wrong Q_Key");
 	check(counter("rx_drop_qkey") == before + 1,
 	      "rx_drop_qkey counts it (%lld -> %lld)", before,
@@ -271,15 +245,15 @@ static void test_drops(struct end *a, struct end *b, struct ibv_ah *ah)
 	/* The receive posted above is still there for the next datagram. */
 	pattern(a->buf, 64, 9);
 	got = !post_send(a, ah, b->qp->qp_num, QKEY, 64, IBV_WR_SEND, 0) &&
-	      wait_wc(a->cq, 1, &wc, POLL_MS) && wait_wc(b->cq, 2, &wc, POLL_MS);
+	      tap_wait_wc(a->cq, 1, &wc, POLL_MS) && tap_wait_wc(b->cq, 2, &wc, POLL_MS);
 	check(got && wc.status == IBV_WC_SUCCESS && data_ok(b, 64, 9),
 	      "the next datagram with the right Q_Key takes that receive");
 
 	before = counter("rx_drop_no_recv");
 	got = !post_send(a, ah, b->qp->qp_num, QKEY, 64, IBV_WR_SEND, 0) &&
-	      wait_wc(a->cq, 1, &wc, POLL_MS) && wc.status == IBV_WC_SUCCESS;
+	      tap_wait_wc(a->cq, 1, &wc, POLL_MS) && wc.status == IBV_WC_SUCCESS;
 	check(got, "a datagram to a QP with no receive posted completes at the sender");
-	check(!wait_wc(b->cq, 2, &wc, SILENT_MS) &&
+	check(!tap_wait_wc(b->cq, 2, &wc, SILENT_MS) &&
 	      counter("rx_drop_no_recv") == before + 1,
 	      "it is dropped and counted in rx_drop_no_recv (%lld -> %lld)",
 	      before, counter("rx_drop_no_recv"));
@@ -302,7 +276,7 @@ static void test_errors(struct ibv_pd *pd, struct end *b, struct ibv_ah *ah)
 
 	got = !end_make(&c, pd, QKEY) &&
 	      !post_send(&c, ah, b->qp->qp_num, QKEY, mtu + 1, IBV_WR_SEND, 0) &&
-	      wait_wc(c.cq, 1, &wc, POLL_MS);
+	      tap_wait_wc(c.cq, 1, &wc, POLL_MS);
 	check(got && wc.status == IBV_WC_LOC_LEN_ERR,
 	      "a datagram longer than the MTU fails with LOC_LEN_ERR (%s)",
 	      got ? ibv_wc_status_str(wc.status) : "no completion");
@@ -315,8 +289,8 @@ static void test_errors(struct ibv_pd *pd, struct end *b, struct ibv_ah *ah)
 	before = counter("rx_drop_len");
 	got = !end_make(&c, pd, QKEY) && !post_recv(&c, GRH_LEN + 8) &&
 	      !post_send(b, ah, c.qp->qp_num, QKEY, 64, IBV_WR_SEND, 0) &&
-	      wait_wc(b->cq, 1, &wc, POLL_MS) && wc.status == IBV_WC_SUCCESS;
-	check(got && !wait_wc(c.cq, 2, &wc, SILENT_MS),
+	      tap_wait_wc(b->cq, 1, &wc, POLL_MS) && wc.status == IBV_WC_SUCCESS;
+	check(got && !tap_wait_wc(c.cq, 2, &wc, SILENT_MS),
 	      "a datagram longer than the receive buffer completes nothing there");
 	check(counter("rx_drop_len") == before + 1,
 	      "it is dropped and counted in rx_drop_len (%lld -> %lld)", before,
@@ -327,7 +301,7 @@ static void test_errors(struct ibv_pd *pd, struct end *b, struct ibv_ah *ah)
 	      qa.qp_state == IBV_QPS_RTS, "the receiving QP stays in RTS");
 	pattern(b->buf, 8, 11);
 	got = !post_send(b, ah, c.qp->qp_num, QKEY, 8, IBV_WR_SEND, 0) &&
-	      wait_wc(b->cq, 1, &wc, POLL_MS) && wait_wc(c.cq, 2, &wc, POLL_MS);
+	      tap_wait_wc(b->cq, 1, &wc, POLL_MS) && tap_wait_wc(c.cq, 2, &wc, POLL_MS);
 	check(got && wc.status == IBV_WC_SUCCESS && data_ok(&c, 8, 11),
 	      "the next datagram that fits takes that receive, intact");
 	end_free(&c);
@@ -336,7 +310,7 @@ static void test_errors(struct ibv_pd *pd, struct end *b, struct ibv_ah *ah)
 	ah2 = pd2 ? make_ah(pd2, &gid) : NULL;
 	got = ah2 && !end_make(&c, pd, QKEY) &&
 	      !post_send(&c, ah2, b->qp->qp_num, QKEY, 16, IBV_WR_SEND, 0) &&
-	      wait_wc(c.cq, 1, &wc, POLL_MS);
+	      tap_wait_wc(c.cq, 1, &wc, POLL_MS);
 	check(got && wc.status == IBV_WC_LOC_QP_OP_ERR,
 	      "an AH of another PD fails the send with LOC_QP_OP_ERR (%s)",
 	      got ? ibv_wc_status_str(wc.status) : "no completion");

@@ -17,6 +17,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "sroce_mcast.h"
 #include "mr_check.h"
 #include "sroce_counters.h"
 
@@ -77,6 +78,7 @@ struct sroce_dev {
 	/* Makes every atomic on this device's memory one indivisible step. */
 	spinlock_t atomic_lock;
 	atomic_t num_cq;
+	struct sroce_mcast_table mcast;
 	struct sroce_counters __percpu *counters;
 	/* sroce/<name> in debugfs, from registration (sroce_debugfs.c) */
 	struct dentry *debugfs;

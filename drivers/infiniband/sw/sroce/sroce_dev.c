@@ -55,6 +55,9 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_ah = SROCE_MAX_AH;
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_QP_WR;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->max_srq_sge = SROCE_MAX_SGE;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->max_send_sge = SROCE_MAX_SGE;
@@ -156,6 +159,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sroce_mr_table_init(sdev);
 	sroce_rx_table_init(sdev);
 	sroce_ah_table_init(sdev);
+	sroce_mcast_table_init(&sdev->mcast);
 	spin_lock_init(&sdev->atomic_lock);
 	INIT_LIST_HEAD(&sdev->list);
 
@@ -199,6 +203,7 @@ void sroce_dev_release(struct sroce_dev *sdev)
 	sroce_mr_table_destroy(sdev);
 	sroce_rx_table_destroy(sdev);
 	sroce_ah_table_destroy(sdev);
+	sroce_mcast_table_destroy(&sdev->mcast);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	free_percpu(sdev->counters);
 }

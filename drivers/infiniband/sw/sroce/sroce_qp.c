@@ -233,6 +233,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* No reader looks at the QP once this returns. */
 	sroce_debugfs_qp_del(qp);
+	sroce_mcast_qp_gone(qp);
 	sroce_rx_qpn_del(qp);
 	/* Nothing runs the engines from here on; nothing resumes them. */
 	sroce_task_stop(qp);

@@ -132,6 +132,8 @@ struct sroce_qp {
 	struct sroce_cq *rcq;
 	bool is_user;
 	bool sig_all;
+	/* Groups attached to; under the device's mcast.lock. */
+	u32 num_mcast;
 	/* Lookup by QPN: RCU + ref; destroy waits on done. */
 	refcount_t ref;
 	struct completion done;

@@ -253,6 +253,61 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
 	return SROCE_CNT_RX_PACKETS;
 }
 
+/* The multicast GID a packet was sent to, if it went to a group. */
+static bool sroce_rx_mgid(struct sk_buff *skb, union ib_gid *mgid)
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		__be32 daddr = ip_hdr(skb)->daddr;
+
+		ipv6_addr_set_v4mapped(daddr, (struct in6_addr *)mgid->raw);
+		return ipv4_is_multicast(daddr);
+	}
+	memcpy(mgid->raw, &ipv6_hdr(skb)->daddr, sizeof(mgid->raw));
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
+/*
+ * A datagram to QPN 0xffffff: a copy, trimmed to BTH..ICRC, to every QP
+ * attached to the group it was sent to (sroce_mcast.c). Consumes the skb.
+ */
+static void sroce_rx_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
+			   const struct sroce_pkt *pkt)
+{
+	const struct sroce_mcg *g;
+	struct sk_buff *copy;
+	struct sroce_qp *qp;
+	union ib_gid mgid;
+	u32 i, n = 0;
+
+	if (!sroce_rx_mgid(skb, &mgid) || pkt->info->transport != SROCE_TR_UD) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_BAD, 1);
+		goto drop;
+	}
+	g = sroce_mcast_find_rcu(sdev, &mgid);
+	for (i = 0; g && i < g->num_qp; i++) {
+		qp = g->qps[i];
+		if (!refcount_inc_not_zero(&qp->ref))
+			continue;
+		copy = skb_clone(skb, GFP_ATOMIC);
+		if (!copy) {
+			sroce_count(sdev, SROCE_CNT_RX_DROP_NOMEM, 1);
+			sroce_rx_qp_put(qp);
+			continue;
+		}
+		trace_sroce_recv(qp->ibqp.qp_num, pkt->f.psn, pkt->f.opcode,
+				 pkt->len);
+		skb_pull(copy, (const u8 *)pkt->bth - copy->data);
+		skb_trim(copy, pkt->len);
+		sroce_rx_admit(qp, copy, true);
+		sroce_rx_qp_put(qp);
+		n++;
+	}
+	if (!n)
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
+drop:
+	kfree_skb(skb);
+}
+
 /*
  * Hand a checked packet to its QP, trimmed to BTH..ICRC: requests to the
  * responder, responses to the completer. Consumes the skb.
@@ -267,6 +322,10 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 		/* Congestion control (the reaction point) is not built yet. */
 		sroce_count(sdev, SROCE_CNT_RX_CNP, 1);
 		goto drop;
+	}
+	if (pkt->f.dqpn == SROCE_MCAST_QPN) {
+		sroce_rx_mcast(sdev, skb, pkt);
+		return;
 	}
 	qp = sroce_rx_qp_get_rcu(sdev, pkt->f.dqpn);
 	if (!qp) {

@@ -46,7 +46,7 @@ static int sroce_sock_open(struct net *net, bool ipv6, struct socket **out)
 	struct udp_port_cfg cfg = {
 		.local_udp_port = htons(SROCE_UDP_DPORT),
 	};
-	int ret;
+	int ret, on = 1;
 
 	if (ipv6) {
 		cfg.family = AF_INET6;
@@ -58,7 +58,16 @@ static int sroce_sock_open(struct net *net, bool ipv6, struct socket **out)
 	if (ret)
 		return ret;
 	setup_udp_tunnel_sock(net, *out, &tcfg);
-	return 0;
+	/*
+	 * Tunnels turn IPv4 multicast loopback off; a group's packets must
+	 * also reach the QPs of this host attached to it (sroce_mcast.c).
+	 */
+	if (!ipv6)
+		ret = (*out)->ops->setsockopt(*out, SOL_IP, IP_MULTICAST_LOOP,
+					      KERNEL_SOCKPTR(&on), sizeof(on));
+	if (ret)
+		udp_tunnel_sock_release(*out);
+	return ret;
 }
 
 static struct sroce_sock *sroce_sock_create(struct net *net)
