@@ -244,10 +244,8 @@ void sroce_mcast_qp_gone(struct sroce_qp *qp)
 
 	mutex_lock(&sdev->mcast.lock);
 	hash_for_each_safe(sdev->mcast.groups, bkt, tmp, g, node) {
-		if (!qp->num_mcast)
-			break;
 		/* It must go before its memory does: the copy cannot fail. */
-		if (sroce_mcg_has(g, qp))
+		if (qp->num_mcast && sroce_mcg_has(g, qp))
 			sroce_mcast_del(sdev, g, qp, GFP_KERNEL | __GFP_NOFAIL);
 	}
 	mutex_unlock(&sdev->mcast.lock);
