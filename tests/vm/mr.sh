@@ -8,9 +8,12 @@ ND=${SROCE_NETDEV:-eth0}
 run_ok "rdma link add s0" rdma link add s0 type sroce netdev "$ND"
 run_ok "mr_test: access flags, sizes, refusals, keys, rereg, 1000 MRs" \
 	/usr/libexec/sroce/mr_test s0
-run_ok "kernel consumer: PDs, a CQ, fast-reg MRs, global rkey" \
+run_ok "kernel consumer: PDs, a CQ, fast-reg MRs, global rkey, UD, multicast" \
 	modprobe sroce_test_kverbs dev=s0
 rmmod sroce_test_kverbs 2>/dev/null
+# Its multicast QPs detached: the netdev left their group.
+is "$(ip maddr show dev "$ND" | grep -c 239.9.9.9)" 0 \
+	"the kernel consumer's multicast group is left"
 
 /usr/libexec/sroce/mr_test s0 hold > /tmp/hold 2>&1 &
 holder=$!

@@ -231,9 +231,11 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 }
 
 /*
- * @qp is being destroyed: out of every group it is still in (uverbs
- * detaches its users' attachments first; a kernel consumer may not have).
- * Receive may still hold it in a copy it reads; the caller waits for that.
+ * @qp is being destroyed: out of every group it is still in. The core
+ * refuses to destroy an attached QP (each attach holds it) and uverbs
+ * detaches a process's QPs on cleanup, so this is a guard: a QP in a group
+ * must never outlive its memory. Receive may still hold it in a copy it
+ * reads; the caller waits for that.
  */
 void sroce_mcast_qp_gone(struct sroce_qp *qp)
 {
