@@ -303,6 +303,50 @@ static void test_limits(void)
 	      a.max_total_mcast_qp_attach);
 }
 
+/* A group takes max_mcast_qp_attach QPs; the next one is ENOMEM. */
+static void test_group_full(void)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UD,
+		.send_cq = e[0].cq,
+		.recv_cq = e[0].cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	union ibv_gid full = mgid;
+	struct ibv_device_attr a = { 0 };
+	struct ibv_qp **qps;
+	int i, n, made = 0, attached = 0, ret = -1;
+
+	full.raw[14] ^= 1;
+	if (ibv_query_device(ctx, &a) || a.max_mcast_qp_attach <= 0) {
+		check(0, "ibv_query_device for max_mcast_qp_attach");
+		return;
+	}
+	n = a.max_mcast_qp_attach + 1;
+	qps = calloc(n, sizeof(*qps));
+	for (i = 0; qps && i < n; i++) {
+		qps[i] = ibv_create_qp(pd, &ia);
+		if (!qps[i])
+			break;
+		made++;
+	}
+	if (!check(made == n, "%d UD QPs for one group", n))
+		goto out;
+	for (i = 0; i < n - 1; i++)
+		attached += !ibv_attach_mcast(qps[i], &full, 0);
+	ret = ibv_attach_mcast(qps[n - 1], &full, 0);
+	check(attached == n - 1 && ret == ENOMEM,
+	      "%d QPs attach to one group, the next gets ENOMEM (%d attached, %s)",
+	      n - 1, attached, strerror(ret));
+	for (i = 0; i < n; i++)
+		ibv_detach_mcast(qps[i], &full, 0);
+out:
+	for (i = 0; i < made; i++)
+		ibv_destroy_qp(qps[i]);
+	free(qps);
+}
+
 int main(int argc, char **argv)
 {
 	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
@@ -339,6 +383,7 @@ int main(int argc, char **argv)
 
 	test_limits();
 	test_refusals();
+	test_group_full();
 	test_delivery(ah);
 	test_destroy(ah);
 
