@@ -242,6 +242,97 @@ static int kverbs_poll(struct ib_cq *cq, int n, struct ib_wc *rwc)
 	return got == n ? 0 : -ETIMEDOUT;
 }
 
+/* A datagram @send from @qp, to @recv of @qp; the receive's CQE in @rwc. */
+static int kverbs_ud_xfer(struct ib_qp *qp, const struct ib_recv_wr *recv,
+			  const struct ib_send_wr *send, struct ib_cq *cq,
+			  struct ib_wc *rwc)
+{
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *bad;
+	int ret;
+
+	ret = ib_post_recv(qp, recv, &rbad);
+	if (!ret)
+		ret = ib_post_send(qp, send, &bad);
+	if (!ret)
+		ret = kverbs_poll(cq, 2, rwc);
+	return ret;
+}
+
+/*
+ * Multicast as a kernel consumer uses it: a datagram to a group reaches
+ * the QP attached to it; a unicast GID is refused; an attached QP cannot
+ * be destroyed (the core's rule); the last QP detached leaves the group
+ * (the suite checks the netdev left it), which then takes a new QP.
+ */
+static int kverbs_mcast_one(struct ib_pd *pd, struct ib_cq *cq, int idx,
+			    u8 *buf, u64 dma)
+{
+	union ib_gid group = { .raw = { [10] = 0xff, [11] = 0xff,
+					239, 9, 9, 9 } }, *mgid = &group;
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
+	struct ib_sge ssge = { .addr = dma, .length = KV_LEN,
+			       .lkey = pd->local_dma_lkey };
+	struct ib_sge rsge = { .addr = dma + 512, .length = KV_GRH + KV_LEN,
+			       .lkey = pd->local_dma_lkey };
+	struct ib_ud_wr uwr = { .wr = { .opcode = IB_WR_SEND,
+					.sg_list = &ssge, .num_sge = 1 },
+				.remote_qpn = 0xffffff,
+				.remote_qkey = KV_QKEY };
+	struct ib_recv_wr recv = { .sg_list = &rsge, .num_sge = 1 };
+	struct ib_wc rwc = {};
+	struct ib_qp *qp;
+	struct ib_ah *ah;
+	int ret;
+
+	qp = ib_create_qp(pd, &init);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	ret = kverbs_ud_rts(qp);
+	if (!ret)
+		ret = ib_attach_mcast(qp, mgid, 0);
+	if (ret) {
+		pr_err("sroce_test: ib_attach_mcast: %d\n", ret);
+		goto out_qp;
+	}
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, mgid, 0, idx, 1, 0);
+	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		ret = PTR_ERR(ah);
+		goto out_qp;
+	}
+	uwr.ah = ah;
+	memset(buf + 512, 0, KV_GRH + KV_LEN);
+	ret = kverbs_ud_xfer(qp, &recv, &uwr.wr, cq, &rwc);
+	if (!ret && (rwc.status != IB_WC_SUCCESS ||
+		     rwc.byte_len != KV_GRH + KV_LEN ||
+		     memcmp(buf, buf + 512 + KV_GRH, KV_LEN))) {
+		pr_err("sroce_test: multicast receive: status %d len %u\n",
+		       rwc.status, rwc.byte_len);
+		ret = -EINVAL;
+	}
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	/* The core holds an attached QP (usecnt): it must be detached. */
+	if (!ret && !ib_destroy_qp(qp)) {
+		pr_err("sroce_test: an attached QP was destroyed\n");
+		return -EINVAL;
+	}
+	if (ib_detach_mcast(qp, mgid, 0) && !ret) {
+		pr_err("sroce_test: ib_detach_mcast failed\n");
+		ret = -EINVAL;
+	}
+out_qp:
+	ib_destroy_qp(qp);
+	return ret;
+}
+
 /*
  * UD as kernel ULPs use it through the CM: a datagram to our own QP
  * through an AH made and destroyed with interrupts off (ib_cm does so
@@ -263,7 +354,6 @@ static int kverbs_check_ud(struct ib_device *ibdev)
 	struct ib_rdma_wr rwr = { .wr = { .opcode = IB_WR_RDMA_WRITE,
 					  .sg_list = &ssge, .num_sge = 1 } };
 	struct ib_recv_wr recv = { .sg_list = &rsge, .num_sge = 1 };
-	const struct ib_recv_wr *rbad;
 	const struct ib_send_wr *bad;
 	struct ib_ah *ah, *ah2;
 	struct ib_wc rwc = {};
@@ -330,11 +420,7 @@ static int kverbs_check_ud(struct ib_device *ibdev)
 	uwr.ah = ah;
 	uwr.remote_qpn = qp->qp_num;
 	uwr.remote_qkey = KV_QKEY;
-	ret = ib_post_recv(qp, &recv, &rbad);
-	if (!ret)
-		ret = ib_post_send(qp, &uwr.wr, &bad);
-	if (!ret)
-		ret = kverbs_poll(cq, 2, &rwc);
+	ret = kverbs_ud_xfer(qp, &recv, &uwr.wr, cq, &rwc);
 	if (!ret && (rwc.status != IB_WC_SUCCESS ||
 		     rwc.byte_len != KV_GRH + KV_LEN ||
 		     rwc.src_qp != qp->qp_num ||
@@ -361,151 +447,18 @@ static int kverbs_check_ud(struct ib_device *ibdev)
 		pr_err("sroce_test: RDMA WRITE on a UD QP was not refused\n");
 		ret = -EINVAL;
 	}
-	ib_dma_unmap_single(ibdev, dma, 1024, DMA_BIDIRECTIONAL);
-	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-out_qp:
-	ib_destroy_qp(qp);
-out_cq:
-	ib_free_cq(cq);
-out_pd:
-	ib_dealloc_pd(pd);
-out_buf:
-	kfree(buf);
-	return ret;
-}
-
-/*
- * Multicast as a kernel consumer uses it: a datagram to a group reaches
- * the QP attached to it; a unicast GID is refused; an attached QP cannot
- * be destroyed (the core's rule); the last QP detached leaves the group
- * (the suite checks the netdev left it), which then takes a new QP.
- */
-static int kverbs_mcast_one(struct ib_pd *pd, struct ib_cq *cq,
-			    union ib_gid *mgid, int idx, u8 *buf, u64 dma)
-{
-	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_UD, .sq_sig_type = IB_SIGNAL_ALL_WR,
-		.send_cq = cq, .recv_cq = cq,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_ROCE };
-	struct ib_sge ssge = { .addr = dma, .length = KV_LEN,
-			       .lkey = pd->local_dma_lkey };
-	struct ib_sge rsge = { .addr = dma + 512, .length = KV_GRH + KV_LEN,
-			       .lkey = pd->local_dma_lkey };
-	struct ib_ud_wr uwr = { .wr = { .opcode = IB_WR_SEND,
-					.sg_list = &ssge, .num_sge = 1 },
-				.remote_qpn = 0xffffff,
-				.remote_qkey = KV_QKEY };
-	struct ib_recv_wr recv = { .sg_list = &rsge, .num_sge = 1 };
-	const struct ib_recv_wr *rbad;
-	const struct ib_send_wr *bad;
-	struct ib_wc rwc = {};
-	struct ib_qp *qp;
-	struct ib_ah *ah;
-	int ret;
-
-	qp = ib_create_qp(pd, &init);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
-	ret = kverbs_ud_rts(qp);
-	if (!ret)
-		ret = ib_attach_mcast(qp, mgid, 0);
-	if (ret) {
-		pr_err("sroce_test: ib_attach_mcast: %d\n", ret);
-		goto out_qp;
-	}
-	rdma_ah_set_port_num(&attr, 1);
-	rdma_ah_set_grh(&attr, mgid, 0, idx, 1, 0);
-	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR(ah)) {
-		ret = PTR_ERR(ah);
-		goto out_qp;
-	}
-	uwr.ah = ah;
-	memset(buf + 512, 0, KV_GRH + KV_LEN);
-	ret = ib_post_recv(qp, &recv, &rbad);
-	if (!ret)
-		ret = ib_post_send(qp, &uwr.wr, &bad);
-	if (!ret)
-		ret = kverbs_poll(cq, 2, &rwc);
-	if (!ret && (rwc.status != IB_WC_SUCCESS ||
-		     rwc.byte_len != KV_GRH + KV_LEN ||
-		     memcmp(buf, buf + 512 + KV_GRH, KV_LEN))) {
-		pr_err("sroce_test: multicast receive: status %d len %u\n",
-		       rwc.status, rwc.byte_len);
+	if (!ret && ib_attach_mcast(qp, &gid, 0) != -EINVAL) {
+		pr_err("sroce_test: attaching to a unicast GID was not refused\n");
+		ib_detach_mcast(qp, &gid, 0);
 		ret = -EINVAL;
 	}
-	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-	/* The core holds an attached QP (usecnt): it must be detached. */
-	if (!ret && !ib_destroy_qp(qp)) {
-		pr_err("sroce_test: an attached QP was destroyed\n");
-		return -EINVAL;
-	}
-	if (ib_detach_mcast(qp, mgid, 0) && !ret) {
-		pr_err("sroce_test: ib_detach_mcast failed\n");
-		ret = -EINVAL;
-	}
-out_qp:
-	ib_destroy_qp(qp);
-	return ret;
-}
-
-static int kverbs_check_mcast(struct ib_device *ibdev)
-{
-	union ib_gid gid, mgid = { .raw = { [10] = 0xff, [11] = 0xff,
-					    239, 9, 9, 9 } };
-	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_UD, .sq_sig_type = IB_SIGNAL_ALL_WR,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ib_qp *qp;
-	struct ib_cq *cq;
-	struct ib_pd *pd;
-	int i, idx, ret;
-	u64 dma;
-	u8 *buf;
-
-	idx = kverbs_ipv4_gid(ibdev, &gid);
-	if (idx < 0)
-		return idx;
-	buf = kzalloc(1024, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(pd)) {
-		ret = PTR_ERR(pd);
-		goto out_buf;
-	}
-	cq = ib_alloc_cq(ibdev, NULL, 16, 0, IB_POLL_DIRECT);
-	if (IS_ERR(cq)) {
-		ret = PTR_ERR(cq);
-		goto out_pd;
-	}
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qp = ib_create_qp(pd, &init);
-	if (IS_ERR(qp)) {
-		ret = PTR_ERR(qp);
-		goto out_cq;
-	}
-	ret = ib_attach_mcast(qp, &gid, 0);
-	ib_destroy_qp(qp);
-	if (ret != -EINVAL) {
-		pr_err("sroce_test: attach to a unicast GID gave %d\n", ret);
-		ret = -EINVAL;
-		goto out_cq;
-	}
-	dma = ib_dma_map_single(ibdev, buf, 1024, DMA_BIDIRECTIONAL);
-	for (i = 0; i < KV_LEN; i++)
-		buf[i] = i * 5 + 2;
 	/* Twice: the group, left by the first QP, takes the second. */
-	ret = kverbs_mcast_one(pd, cq, &mgid, idx, buf, dma);
-	if (!ret)
-		ret = kverbs_mcast_one(pd, cq, &mgid, idx, buf, dma);
+	for (i = 0; !ret && i < 2; i++)
+		ret = kverbs_mcast_one(pd, cq, idx, buf, dma);
 	ib_dma_unmap_single(ibdev, dma, 1024, DMA_BIDIRECTIONAL);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+out_qp:
+	ib_destroy_qp(qp);
 out_cq:
 	ib_free_cq(cq);
 out_pd:
@@ -536,8 +489,6 @@ static int __init kverbs_test_init(void)
 		ret = kverbs_check_mr(ibdev);
 	if (!ret)
 		ret = kverbs_check_ud(ibdev);
-	if (!ret)
-		ret = kverbs_check_mcast(ibdev);
 
 	ib_device_put(ibdev);
 	if (!ret)
