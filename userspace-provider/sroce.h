@@ -111,7 +111,7 @@ struct sroce_qp {
 	struct verbs_qp		vqp;
 	struct sroce_wq		sq;
 	struct sroce_wq		rq;
-	uint32_t		ops;	/* IBV_QP_EX_WITH_* valid for the type */
+	uint32_t		ops;	/* 1 << IBV_WR_* valid for the type */
 	/*
 	 * On a parent domain with a thread domain: the application posts
 	 * from one thread at a time, so posting takes no lock.
@@ -302,7 +302,21 @@ int sroce_query_rt_values(struct ibv_context *ibctx,
 			 IBV_QP_EX_WITH_SEND_WITH_INV |		\
 			 IBV_QP_EX_WITH_RDMA_READ |		\
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
-			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |	\
+			 IBV_QP_EX_WITH_ATOMIC_WRITE)
+
+/*
+ * IBV_QP_EX_WITH_* bits to 1 << IBV_WR_*: the same bit but for ATOMIC
+ * WRITE's (and FLUSH's, which we do not offer).
+ */
+static inline uint32_t sroce_ops_opcodes(uint32_t with)
+{
+	uint32_t ops = with & ~IBV_QP_EX_WITH_ATOMIC_WRITE;
+
+	if (with & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		ops |= 1u << IBV_WR_ATOMIC_WRITE;
+	return ops;
+}
 /* Inline data is payload we send: not for reads, atomics, local ops. */
 #define SROCE_OPS_INLINE (SROCE_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |	\
 			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\

@@ -34,6 +34,8 @@ SROCE_SAME_OP(ATOMIC_CMP_AND_SWP);
 SROCE_SAME_OP(ATOMIC_FETCH_AND_ADD);
 SROCE_SAME_OP(LOCAL_INV);
 SROCE_SAME_OP(BIND_MW);
+static_assert((int)IBV_WR_ATOMIC_WRITE == (int)IB_UVERBS_WR_ATOMIC_WRITE,
+	      "ATOMIC_WRITE (its WITH bit differs: sroce_ops_opcodes())");
 
 static bool sroce_op_in(uint32_t ops, unsigned int opcode)
 {
@@ -206,7 +208,9 @@ static uint64_t sroce_sge_bytes(const struct ibv_sge *sg, int n)
 static int sroce_check_send_wr(struct sroce_qp *qp,
 			       const struct ibv_send_wr *wr)
 {
-	if (!sroce_op_in(qp->ops, wr->opcode))
+	/* struct ibv_send_wr has no room for an ATOMIC WRITE's 8 bytes. */
+	if (!sroce_op_in(qp->ops, wr->opcode) ||
+	    wr->opcode == IBV_WR_ATOMIC_WRITE)
 		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
@@ -622,6 +626,19 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	wqe->compare_add = add;
 }
 
+/* The 8 bytes are copied now, as they are: they land byte for byte. */
+static void sroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	struct sroce_send_wqe *wqe;
+
+	wqe = sroce_wr_begin(qpx, IBV_WR_ATOMIC_WRITE);
+	if (!wqe)
+		return;
+	sroce_wqe_set_rdma(wqe, rkey, remote_addr);
+	memcpy(wqe->atomic_wr, atomic_wr, sizeof(wqe->atomic_wr));
+}
+
 static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
 	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
@@ -739,8 +756,10 @@ static void sroce_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
  * under libibverbs 44, whose struct ibv_qp_ex ends before wr_flush: there
  * verbs_qp.comp_mask sits where 56.1 has wr_flush. ibv_qp_to_qp_ex() of
  * either version must find VERBS_QP_EX, so it goes in both places. Nobody
- * may call wr_flush: creation refused IBV_QP_EX_WITH_FLUSH. Drop this once
- * the provider builds against the headers of the libibverbs it runs under.
+ * may call wr_flush: creation refused IBV_QP_EX_WITH_FLUSH (the kernel
+ * answers FLUSH; libsroce cannot post one where libibverbs has no slot for
+ * it). Drop this once the provider builds against the headers of the
+ * libibverbs it runs under.
  */
 static_assert(offsetof(struct ibv_qp_ex, wr_flush) + sizeof(void *) ==
 	      sizeof(struct ibv_qp_ex), "wr_flush is 56.1's only addition");
@@ -758,7 +777,7 @@ static void sroce_qp_mark_ex(struct sroce_qp *qp)
 /*
  * Every builder is installed whatever send_ops_flags asked for; a builder
  * the QP type does not allow fails the batch. Those we do not have (TSO,
- * XRC, flush, atomic write) stay NULL: creation refused them.
+ * XRC, flush) stay NULL: creation refused them.
  */
 void sroce_qp_init_wr_api(struct sroce_qp *qp)
 {
@@ -775,6 +794,7 @@ void sroce_qp_init_wr_api(struct sroce_qp *qp)
 	qpx->wr_rdma_read = sroce_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
+	qpx->wr_atomic_write = sroce_wr_atomic_write;
 	qpx->wr_local_inv = sroce_wr_local_inv;
 	qpx->wr_bind_mw = sroce_wr_bind_mw;
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;

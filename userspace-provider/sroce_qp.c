@@ -182,7 +182,7 @@ static struct sroce_qp *sroce_qp_alloc(struct ibv_pd *ibpd,
 	*err = pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	if (*err)
 		goto err_sq;
-	qp->ops = sroce_qp_type_ops(type);
+	qp->ops = sroce_ops_opcodes(sroce_qp_type_ops(type));
 	qp->lockless = pd->td != NULL;
 	/* A parent domain stays while QPs are built on it. */
 	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);

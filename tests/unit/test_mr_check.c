@@ -10,6 +10,8 @@
 #define RR	SROCE_ACC_REMOTE_READ
 #define RA	SROCE_ACC_REMOTE_ATOMIC
 #define MW	SROCE_ACC_MW_BIND
+#define FG	SROCE_ACC_FLUSH_GLOBAL
+#define KEY	SROCE_ACC_KEY_ONLY
 #define MAX64	UINT64_MAX
 
 static void test_keys(void)
@@ -43,7 +45,9 @@ static void test_registration_flags(void)
 	   "relaxed ordering (optional) is known");
 	ok(!sroce_mr_access_known(1u << 5), "zero-based is not offered");
 	ok(!sroce_mr_access_known(1u << 6), "on-demand paging is not offered");
-	ok(!sroce_mr_access_known(1u << 8), "flush is not offered");
+	ok(sroce_mr_access_known(LW | FG), "FLUSH for global visibility is known");
+	ok(sroce_mr_access_consistent(FG), "FLUSH alone needs no local write");
+	ok(!sroce_mr_access_known(1u << 9), "persistent FLUSH is not offered");
 }
 
 static void test_region_valid(void)
@@ -111,6 +115,7 @@ static void test_permissions(void)
 		{ "remote read", true, RR, RR },
 		{ "remote write", true, RW, RW },
 		{ "remote atomic", true, RA, RA },
+		{ "remote flush", true, FG, FG },
 	};
 	size_t i;
 	u32 acc;
@@ -118,13 +123,14 @@ static void test_permissions(void)
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		int wrong = 0;
 
-		for (acc = 0; acc < 32; acc++) {
-			bool want = !ops[i].right || (acc & ops[i].right);
+		for (acc = 0; acc < 64; acc++) {
+			u32 a = (acc & 0x1f) | ((acc & 0x20) ? FG : 0);
+			bool want = !ops[i].right || (a & ops[i].right);
 
-			wrong += sroce_mr_access_ok(acc, ops[i].remote,
+			wrong += sroce_mr_access_ok(a, ops[i].remote,
 						    ops[i].needed) != want;
 		}
-		is(wrong, 0, "%s: allowed exactly when %s (32 combinations)",
+		is(wrong, 0, "%s: allowed exactly when %s (64 combinations)",
 		   ops[i].name, ops[i].right ? "its right is granted" :
 		   "always");
 	}
@@ -176,6 +182,29 @@ static void test_gate(void)
 	   SROCE_MR_BAD_PD, "then the PD");
 	is(sroce_mr_attr_check(&mr, 0x1234ab, true, false, 0, 8, RW),
 	   SROCE_MR_NO_ACCESS, "then the rights, before the bounds");
+
+	/* FLUSH: the key always, the range only for a non-empty RANGE. */
+	m = mr;
+	m.access = LW | FG;
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0, 0, FG | KEY),
+	   SROCE_MR_OK, "key only, length 0: a FLUSH-capable region passes");
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, MAX64, MAX64,
+			       FG | KEY),
+	   SROCE_MR_OK, "key only: no range is checked");
+	is(sroce_mr_attr_check(&mr, 0x1234ab, true, true, 0x7000, 0, FG | KEY),
+	   SROCE_MR_NO_ACCESS, "key only, length 0: the rights are checked");
+	is(sroce_mr_attr_check(&m, 0x1234ac, true, true, 0x7000, 0, FG | KEY),
+	   SROCE_MR_BAD_VARIANT, "key only, length 0: the key is checked");
+	is(sroce_mr_attr_check(&m, 0x1234ab, false, true, 0x7000, 0, KEY),
+	   SROCE_MR_BAD_PD, "key only, length 0: the PD is checked");
+	m.state = SROCE_MR_INVALID;
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x7000, 0, KEY),
+	   SROCE_MR_NOT_VALID, "key only, length 0: the state is checked");
+	m.state = SROCE_MR_VALID;
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x8fff, 2, FG),
+	   SROCE_MR_OUT_OF_BOUNDS, "a FLUSH of a range is range-checked");
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x7000, 8, FG | 0x200),
+	   SROCE_MR_NO_ACCESS, "persistence is never granted");
 }
 
 /* Walk [addr, addr + len) as the dma engine does; count pieces and bytes. */

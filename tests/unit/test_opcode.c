@@ -43,6 +43,9 @@ static const struct spec_row spec[] = {
 	{ 0x14, "RC_FETCH_ADD", "AtomicETH", 40, "req", "O", 0 },
 	{ 0x16, "RC_SEND_LAST_INV", "IETH", 16, "req", "L", 1 },
 	{ 0x17, "RC_SEND_ONLY_INV", "IETH", 16, "req", "O", 1 },
+	/* IBTA 1.5, Annex A19 */
+	{ 0x1c, "RC_FLUSH", "FETH RETH", 32, "req", "O", 0 },
+	{ 0x1d, "RC_ATOMIC_WRITE", "RETH", 28, "req", "O", 1 },
 	{ 0x20, "UC_SEND_FIRST", "", 12, "req", "F", 1 },
 	{ 0x21, "UC_SEND_MIDDLE", "", 12, "req", "M", 1 },
 	{ 0x22, "UC_SEND_LAST", "", 12, "req", "L", 1 },
@@ -63,7 +66,8 @@ static const struct spec_row spec[] = {
 #define NSPEC ARRAY_SIZE(spec)
 
 static const char * const ext_names[SROCE_EXT_NUM] = {
-	[SROCE_EXT_DETH] = "DETH", [SROCE_EXT_RETH] = "RETH",
+	[SROCE_EXT_DETH] = "DETH", [SROCE_EXT_FETH] = "FETH",
+	[SROCE_EXT_RETH] = "RETH",
 	[SROCE_EXT_ATMETH] = "AtomicETH", [SROCE_EXT_AETH] = "AETH",
 	[SROCE_EXT_ATMACK] = "AtomicAckETH", [SROCE_EXT_IMMDT] = "ImmDt",
 	[SROCE_EXT_IETH] = "IETH", [SROCE_EXT_CNP] = "CNP",
@@ -219,6 +223,8 @@ int main(void)
 	   "atomic ack: AtomicAckETH after the AETH");
 	is(sroce_ext_off(sroce_opcode(0x65), SROCE_EXT_IMMDT), 20,
 	   "UD send imm: ImmDt after the DETH");
+	is(sroce_ext_off(sroce_opcode(0x1c), SROCE_EXT_RETH), 16,
+	   "flush: RETH after the FETH");
 	is(sroce_ext_off(sroce_opcode(0x0b), SROCE_EXT_AETH), 0,
 	   "absent header has offset 0");
 	is(sroce_ext_off(sroce_opcode(0x0b), SROCE_EXT_NUM), 0,

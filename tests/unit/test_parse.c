@@ -43,6 +43,10 @@ static void random_fields(u8 opcode, struct sroce_fields *f)
 	f->pkey = rnd();
 	f->dqpn = rnd() & SROCE_QPN_MASK;
 	f->psn = rnd() & SROCE_PSN_MASK;
+	if (info->exts & SROCE_HAS(FETH)) {
+		f->feth.type = rnd() & 0xf;
+		f->feth.level = rnd() & 3;
+	}
 	if (info->exts & SROCE_HAS(RETH)) {
 		f->reth.va = rnd64();
 		f->reth.rkey = rnd();
@@ -92,6 +96,8 @@ static bool same(const struct sroce_fields *a, const struct sroce_fields *b)
 	       a->fecn == b->fecn && a->becn == b->becn &&
 	       a->ackreq == b->ackreq && a->pkey == b->pkey &&
 	       a->dqpn == b->dqpn && a->psn == b->psn &&
+	       a->feth.type == b->feth.type &&
+	       a->feth.level == b->feth.level &&
 	       a->reth.va == b->reth.va && a->reth.rkey == b->reth.rkey &&
 	       a->reth.len == b->reth.len &&
 	       a->aeth.syndrome == b->aeth.syndrome &&
@@ -312,6 +318,53 @@ static void errors(void)
 	   "out-of-range error is unknown");
 }
 
+/* FLUSH and ATOMIC WRITE (IBTA 1.5, Annex A19), byte by byte */
+static void annex_a19(void)
+{
+	static const u8 want_feth[4] = { 0, 0, 0, 0x13 };
+	struct sroce_fields f;
+	struct sroce_pkt pkt;
+	u8 buf[128];
+	u32 len;
+
+	memset(&f, 0, sizeof(f));
+	f.opcode = SROCE_OPCODE(RC, FLUSH);
+	f.feth.type = SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT;
+	f.feth.level = SROCE_FLUSH_MR;
+	f.reth.va = 0x1122334455667788ull;
+	f.reth.rkey = 0xa0b0c0d0;
+	f.reth.len = 0x10000;
+	len = build(buf, sizeof(buf), &f, 0);
+	is(len, 36, "FLUSH: BTH + FETH + RETH + ICRC is 36 bytes");
+	ok(!memcmp(buf + 12, want_feth, 4),
+	   "FETH: level 1 in bits 5:4, type 3 in bits 3:0, big-endian");
+	ok(buf[16] == 0x11 && buf[23] == 0x88 && buf[24] == 0xa0 &&
+	   buf[29] == 1 && buf[31] == 0, "FLUSH: the RETH follows the FETH");
+	ok(sroce_parse(buf, len, MTU, &pkt) == SROCE_PARSE_OK &&
+	   pkt.info->op == SROCE_OP_FLUSH && pkt.f.feth.type == 3 &&
+	   pkt.f.feth.level == 1 && pkt.f.reth.len == 0x10000 &&
+	   pkt.pay_len == 0, "FLUSH parses back");
+	buf[12] = 0xff;
+	buf[13] = 0xff;
+	buf[14] = 0xff;
+	buf[15] = 0xc2;
+	ok(sroce_parse(buf, len, MTU, &pkt) == SROCE_PARSE_OK &&
+	   pkt.f.feth.type == 2 && pkt.f.feth.level == 0,
+	   "FETH: reserved bits are ignored");
+	expect(buf, len + 8, MTU, SROCE_PARSE_PAYLOAD,
+	       "FLUSH with a payload (oA19-2)");
+
+	memset(&f, 0, sizeof(f));
+	f.opcode = SROCE_OPCODE(RC, ATOMIC_WRITE);
+	f.reth.len = SROCE_ATOMIC_WRITE_LEN;
+	len = build(buf, sizeof(buf), &f, SROCE_ATOMIC_WRITE_LEN);
+	is(len, 40, "ATOMIC WRITE: BTH + RETH + 8 bytes + ICRC is 40 bytes");
+	ok(sroce_parse(buf, len, MTU, &pkt) == SROCE_PARSE_OK &&
+	   pkt.info->op == SROCE_OP_ATOMIC_WRITE && pkt.pay_off == 28 &&
+	   pkt.pay_len == 8 && pkt.f.ackreq == false,
+	   "ATOMIC WRITE parses: payload at 28, 8 bytes");
+}
+
 static const struct icrc_vector *vec(const char *name)
 {
 	unsigned int i;
@@ -398,6 +451,7 @@ int main(void)
 {
 	round_trips();
 	errors();
+	annex_a19();
 	foreign_packets();
 	return tap_done();
 }

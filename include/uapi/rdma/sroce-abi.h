@@ -174,10 +174,25 @@ struct sroce_send_wqe {
 			__u32 mr_lkey;	/* the MR it is bound to */
 			__u32 access;	/* IB_ACCESS_REMOTE_* it grants */
 		} bind;
+		struct {	/* FLUSH: the range, as in rdma */
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 length;
+		} flush;
 	};
 	union {
 		__aligned_u64 compare_add;	/* atomics */
 		__aligned_u64 bind_addr;	/* BIND_MW: the window's start */
+		/*
+		 * ATOMIC_WRITE: the 8 bytes to place, as they were in the
+		 * caller's buffer (no byte order: they land as they are).
+		 */
+		__u8 atomic_wr[8];
+		struct {	/* FLUSH */
+			__u8 type;	/* IB_FLUSH_GLOBAL | IB_FLUSH_PERSISTENT */
+			__u8 level;	/* IB_FLUSH_RANGE or IB_FLUSH_MR */
+			__u8 rsvd[6];
+		} flush_sel;
 	};
 	union {
 		__aligned_u64 swap;

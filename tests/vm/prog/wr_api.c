@@ -485,7 +485,6 @@ static void refused(void)
 	};
 	struct { enum ibv_qp_type t; uint64_t ops; const char *what; } c[] = {
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_TSO, "TSO on RC" },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, "ATOMIC_WRITE on RC (not built yet)" },
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW, "BIND_MW on UD" },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, "RDMA_READ on UC" },
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, "RDMA_WRITE on UD" },

@@ -41,4 +41,36 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/*
+ * IBTA 1.5's FLUSH and ATOMIC WRITE (Annex A19) came with Linux 6.2; 6.1
+ * has none of their names. Their uverbs values are the same ABI in every
+ * kernel, so sroce names them itself, and 6.12 checks they agree. 6.1's
+ * core refuses the FLUSH access bits in reg_mr: there FLUSH can only be
+ * answered (with a Remote Access NAK), never granted.
+ */
+#define SROCE_WR_FLUSH			14
+#define SROCE_WR_ATOMIC_WRITE		15
+#define SROCE_WC_FLUSH			8
+#define SROCE_WC_ATOMIC_WRITE		9
+#define SROCE_ACCESS_FLUSH_GLOBAL	0x100
+#define SROCE_ACCESS_FLUSH_PERSISTENT	0x200
+#define SROCE_DEVICE_FLUSH_GLOBAL	BIT_ULL(38)
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+
+/* Offered: ATOMIC WRITE everywhere, FLUSH where an MR can grant it. */
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+#define SROCE_DEVICE_A19_CAPS	(SROCE_DEVICE_ATOMIC_WRITE | \
+				 SROCE_DEVICE_FLUSH_GLOBAL)
+static_assert(SROCE_WR_FLUSH == IB_WR_FLUSH);
+static_assert(SROCE_WR_ATOMIC_WRITE == IB_WR_ATOMIC_WRITE);
+static_assert(SROCE_WC_FLUSH == IB_UVERBS_WC_FLUSH);
+static_assert(SROCE_WC_ATOMIC_WRITE == IB_UVERBS_WC_ATOMIC_WRITE);
+static_assert(SROCE_ACCESS_FLUSH_GLOBAL == IB_ACCESS_FLUSH_GLOBAL);
+static_assert(SROCE_ACCESS_FLUSH_PERSISTENT == IB_ACCESS_FLUSH_PERSISTENT);
+static_assert(SROCE_DEVICE_FLUSH_GLOBAL == IB_DEVICE_FLUSH_GLOBAL);
+static_assert(SROCE_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
+#else
+#define SROCE_DEVICE_A19_CAPS	SROCE_DEVICE_ATOMIC_WRITE
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -17,13 +17,21 @@
 #define SROCE_ACC_REMOTE_READ	0x04u
 #define SROCE_ACC_REMOTE_ATOMIC	0x08u
 #define SROCE_ACC_MW_BIND	0x10u
+/* FLUSH for global visibility (Annex A19); not PERSISTENT: no pmem here */
+#define SROCE_ACC_FLUSH_GLOBAL	0x100u
 /* IB_ACCESS_OPTIONAL: hints a device may ignore (relaxed ordering). */
 #define SROCE_ACC_OPTIONAL	0x3ff00000u
 
 #define SROCE_ACC_LOCAL		(SROCE_ACC_LOCAL_WRITE | SROCE_ACC_MW_BIND)
 #define SROCE_ACC_REMOTE	(SROCE_ACC_REMOTE_WRITE | \
 				 SROCE_ACC_REMOTE_READ | \
-				 SROCE_ACC_REMOTE_ATOMIC)
+				 SROCE_ACC_REMOTE_ATOMIC | \
+				 SROCE_ACC_FLUSH_GLOBAL)
+/*
+ * Not a right but a way to check: the key, PD, state and rights even of
+ * an access of length 0, and no range (a FLUSH of a whole MR, A19).
+ */
+#define SROCE_ACC_KEY_ONLY	0x80000000u
 #define SROCE_ACC_ALL		(SROCE_ACC_LOCAL | SROCE_ACC_REMOTE)
 
 /*
@@ -138,14 +146,18 @@ static inline bool sroce_mr_access_ok(u32 mr_access, bool remote, u32 needed)
  * the accessing QP's PD is the MR's. A zero-length access touches no
  * memory and is allowed without any check: the IBTA has the responder skip
  * R_Key and VA validation for an RDMA READ or WRITE with a DMA length of
- * zero, and sroce treats local SGEs of length 0 the same way. Returns SROCE_MR_OK
- * or the first failing reason, in the order below.
+ * zero, and sroce treats local SGEs of length 0 the same way. With
+ * SROCE_ACC_KEY_ONLY in @needed, every check but the range's is made.
+ * Returns SROCE_MR_OK or the first failing reason, in the order below.
  */
 static inline int sroce_mr_attr_check(const struct sroce_mr_attr *mr,
 				      u32 key, bool pd_ok, bool remote,
 				      u64 addr, u64 len, u32 needed)
 {
-	if (!len)
+	bool key_only = needed & SROCE_ACC_KEY_ONLY;
+
+	needed &= ~SROCE_ACC_KEY_ONLY;
+	if (!len && !key_only)
 		return SROCE_MR_OK;
 	if (mr->key != key)
 		return SROCE_MR_BAD_VARIANT;
@@ -155,6 +167,8 @@ static inline int sroce_mr_attr_check(const struct sroce_mr_attr *mr,
 		return SROCE_MR_BAD_PD;
 	if (!sroce_mr_access_ok(mr->access, remote, needed))
 		return SROCE_MR_NO_ACCESS;
+	if (key_only)
+		return SROCE_MR_OK;
 	return sroce_mr_range_check(mr->iova, mr->length, addr, len);
 }
 

@@ -221,6 +221,23 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	sroce_sq_done(s, sroce_nak_status(syn & SROCE_AETH_VALUE_MASK));
 }
 
+/*
+ * FLUSH and ATOMIC WRITE: an empty READ_RESP_ONLY answers them (A19). An
+ * answer with a payload, or an atomic ACK, is a response of another kind.
+ */
+static void sroce_comp_a19(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			   struct sroce_swqe *s)
+{
+	if (pkt->info->op != SROCE_OP_READ_RESP ||
+	    pkt->info->pos != SROCE_POS_ONLY || pkt->pay_len) {
+		sroce_sq_done(s, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	sroce_sq_done(s, IB_WC_SUCCESS);
+	qp->comp.psn = sroce_psn_add(pkt->f.psn, 1);
+	sroce_comp_progress(qp);
+}
+
 /* A read response or an atomic ACK for the WQE that waits for it. */
 static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
@@ -231,13 +248,18 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	int ret;
 
 	s = sroce_comp_ack_before(qp, psn);
-	if (!s || s->state == SROCE_SWQE_NEW || !sroce_op_is_rd(s->h.opcode))
+	if (!s || s->state == SROCE_SWQE_NEW ||
+	    !sroce_op_takes_res(s->h.opcode))
 		return;
 	if (psn != qp->comp.psn) {
 		/* A response is missing: ask again from it, once per gap. */
 		if (sroce_psn_before(qp->comp.psn, psn) && !qp->comp.gap &&
 		    !sroce_sq_rewind(qp, qp->comp.psn, SROCE_REXMIT_READ))
 			qp->comp.gap = true;
+		return;
+	}
+	if (sroce_op_is_a19(s->h.opcode)) {
+		sroce_comp_a19(qp, pkt, s);
 		return;
 	}
 	idx = sroce_psn_diff(psn, s->first_psn);

@@ -43,6 +43,7 @@ static_assert(IB_ACCESS_REMOTE_READ == SROCE_ACC_REMOTE_READ);
 static_assert(IB_ACCESS_REMOTE_ATOMIC == SROCE_ACC_REMOTE_ATOMIC);
 static_assert(IB_ACCESS_MW_BIND == SROCE_ACC_MW_BIND);
 static_assert(IB_ACCESS_OPTIONAL == SROCE_ACC_OPTIONAL);
+static_assert(SROCE_ACCESS_FLUSH_GLOBAL == SROCE_ACC_FLUSH_GLOBAL);
 
 /* The IB_ACCESS_* flags to keep, or a negative errno. */
 static int sroce_mr_access(int access)
@@ -427,7 +428,7 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 	int ret;
 
 	*out = NULL;
-	if (!len)
+	if (!len && !(access_needed & SROCE_ACC_KEY_ONLY))
 		return 0;
 	if (key == SROCE_LOCAL_DMA_LKEY) {
 		if (remote)

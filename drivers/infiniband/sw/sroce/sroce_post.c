@@ -25,8 +25,11 @@ static int sroce_kwr_to_wqe(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	if (sroce_qp_is_uc(qp) && (sroce_op_is_rd(wr->opcode) ||
 				   wr->opcode == IB_WR_SEND_WITH_INV))
 		return -EINVAL;
-	/* The kernel's verbs have no memory windows to bind. */
-	if (wr->opcode == IB_WR_BIND_MW)
+	/*
+	 * The kernel's verbs have no memory windows to bind, and no work
+	 * request that carries a FLUSH's range or an ATOMIC WRITE's bytes.
+	 */
+	if (wr->opcode == IB_WR_BIND_MW || sroce_op_is_a19(wr->opcode))
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr->wr_id;

@@ -257,11 +257,17 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if ((mask & IB_QP_PKEY_INDEX) &&
 	    attr->pkey_index >= SROCE_PKEY_TBL_LEN)
 		return -EINVAL;
+	/*
+	 * A QP may allow both kinds of FLUSH (rdma-core's tests set both);
+	 * no MR here grants PERSISTENT, so such a FLUSH fails its R_Key.
+	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
-				       IB_ACCESS_LOCAL_WRITE)))
+				       IB_ACCESS_LOCAL_WRITE |
+				       SROCE_ACCESS_FLUSH_GLOBAL |
+				       SROCE_ACCESS_FLUSH_PERSISTENT)))
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))

@@ -107,10 +107,17 @@ struct sroce_swqe {
 	};
 };
 
-/* A responder's saved read or atomic, to answer duplicates. */
+/* What a responder resource answered, so a duplicate gets the same. */
+enum sroce_res_kind {
+	SROCE_RES_READ,		/* read responses, read again */
+	SROCE_RES_ATOMIC,	/* an atomic ACK with the saved value */
+	SROCE_RES_EMPTY,	/* FLUSH, ATOMIC WRITE: an empty read response */
+};
+
+/* A responder's saved read, atomic, FLUSH or ATOMIC WRITE. */
 struct sroce_rd_res {
 	bool valid;
-	bool atomic;
+	u8 kind;		/* enum sroce_res_kind */
 	u32 first_psn;
 	u32 last_psn;
 	u64 va;
@@ -332,10 +339,25 @@ static inline bool sroce_op_is_atomic(u8 op)
 	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Reads and atomics: the operations that wait for a response. */
+/* Reads and atomics: the operations that wait for data in a response. */
 static inline bool sroce_op_is_rd(u8 op)
 {
 	return op == IB_WR_RDMA_READ || sroce_op_is_atomic(op);
+}
+
+/*
+ * FLUSH and ATOMIC WRITE (A19) are answered by an empty read response:
+ * nothing to copy, so a later acknowledge completes them too.
+ */
+static inline bool sroce_op_is_a19(u8 op)
+{
+	return op == SROCE_WR_FLUSH || op == SROCE_WR_ATOMIC_WRITE;
+}
+
+/* The operations that take a responder resource (max_rd_atomic). */
+static inline bool sroce_op_takes_res(u8 op)
+{
+	return sroce_op_is_rd(op) || sroce_op_is_a19(op);
 }
 
 /* @s finished with @status; sroce_sq_retire() completes it in order. */

@@ -34,6 +34,10 @@ static int sroce_wc_opcode(u8 op)
 		return IB_WC_REG_MR;
 	case IB_WR_BIND_MW:
 		return IB_WC_BIND_MW;
+	case SROCE_WR_FLUSH:
+		return SROCE_WC_FLUSH;
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -52,10 +56,11 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 	    h->opcode != IB_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
 	/*
-	 * UC has no responses, so no READ or atomic, and no opcode for a
-	 * SEND with invalidate (IBTA 9.2.1); local operations stay local.
+	 * UC has no responses, so no READ, atomic, FLUSH or ATOMIC WRITE,
+	 * and no opcode for a SEND with invalidate (IBTA 9.2.1); local
+	 * operations stay local.
 	 */
-	if (sroce_qp_is_uc(qp) && (sroce_op_is_rd(h->opcode) ||
+	if (sroce_qp_is_uc(qp) && (sroce_op_takes_res(h->opcode) ||
 				   h->opcode == IB_WR_SEND_WITH_INV))
 		return IB_WC_LOC_QP_OP_ERR;
 	switch (h->opcode) {
@@ -81,6 +86,24 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *s)
 	case IB_WR_BIND_MW:
 		/* Judged when it runs, in order (sroce_req_local()). */
 		s->length = 0;
+		return IB_WC_SUCCESS;
+	case SROCE_WR_ATOMIC_WRITE:
+		/* Its 8 bytes are in the WQE; SGEs and inline mean nothing. */
+		if (inl)
+			return IB_WC_LOC_QP_OP_ERR;
+		s->length = SROCE_ATOMIC_WRITE_LEN;
+		return IB_WC_SUCCESS;
+	case SROCE_WR_FLUSH:
+		/*
+		 * No payload; the length is the RETH's (and the WC's). A
+		 * placement type names GLOBAL, PERSISTENT or both.
+		 */
+		if (inl || !h->flush_sel.type ||
+		    (h->flush_sel.type & ~(SROCE_FLUSH_GLOBAL |
+					   SROCE_FLUSH_PERSISTENT)) ||
+		    h->flush_sel.level > SROCE_FLUSH_MR)
+			return IB_WC_LOC_QP_OP_ERR;
+		s->length = h->flush.length;
 		return IB_WC_SUCCESS;
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
@@ -240,6 +263,12 @@ static int sroce_req_fill(void *dst, u32 len, u32 *crc, void *priv)
 	struct sroce_gather *g = priv;
 	struct sroce_swqe *s = g->s;
 
+	if (s->h.opcode == SROCE_WR_ATOMIC_WRITE) {
+		memcpy(dst, s->h.atomic_wr, len);
+		if (crc)
+			*crc = sroce_icrc_update(*crc, dst, len);
+		return 0;
+	}
 	if (s->h.send_flags & IB_SEND_INLINE) {
 		memcpy(dst, s->inl + g->off, len);
 		if (crc)
@@ -328,6 +357,23 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		}
 		qp->req.off = s->length;
 		break;
+	case SROCE_WR_FLUSH:
+		f.opcode = SROCE_OPCODE(RC, FLUSH);
+		f.feth.type = h->flush_sel.type;
+		f.feth.level = h->flush_sel.level;
+		f.reth.va = h->flush.remote_addr;
+		f.reth.rkey = h->flush.rkey;
+		f.reth.len = h->flush.length;
+		qp->req.off = s->length;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		f.opcode = SROCE_OPCODE(RC, ATOMIC_WRITE);
+		f.reth.va = h->rdma.remote_addr;
+		f.reth.rkey = h->rdma.rkey;
+		f.reth.len = SROCE_ATOMIC_WRITE_LEN;
+		pay = SROCE_ATOMIC_WRITE_LEN;
+		qp->req.off = s->length;
+		break;
 	default:
 		pay = min_t(u64, mtu, s->length - qp->req.off);
 		first = qp->req.off == 0;
@@ -371,8 +417,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 /* PSNs a message takes: one per MTU of payload, at least one. */
 static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 {
-	if (sroce_op_is_atomic(s->h.opcode) || !s->length ||
-	    sroce_qp_is_ud(qp))
+	if (sroce_op_is_atomic(s->h.opcode) || sroce_op_is_a19(s->h.opcode) ||
+	    !s->length || sroce_qp_is_ud(qp))
 		return 1;
 	return div_u64(s->length + qp->mtu - 1, qp->mtu);
 }
@@ -407,7 +453,7 @@ static bool sroce_req_all_done(struct sroce_qp *qp)
 static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 {
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
-	bool rd = sroce_op_is_rd(s->h.opcode);
+	bool rd = sroce_op_takes_res(s->h.opcode);
 
 	/*
 	 * Local operations wait until everything before them completed: a

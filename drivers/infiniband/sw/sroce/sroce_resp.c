@@ -2,7 +2,8 @@
 /*
  * sroce: the responder. It takes requests in PSN order: duplicates are
  * answered again (reads re-executed, atomics from the saved result, never
- * applied twice), a gap is NAKed once, sends fill receive WQEs (RNR NAK
+ * applied twice, FLUSH and ATOMIC WRITE with their empty read response,
+ * never done twice), a gap is NAKed once, sends fill receive WQEs (RNR NAK
  * when there is none), writes, reads and atomics go through the access
  * gate. ACKs are coalesced: one per pass over the engines, for the last
  * request that asked. Responses go out in PSN order, so no request is
@@ -448,7 +449,7 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	}
 	res = sroce_resp_new_res(qp);
 	res->valid = true;
-	res->atomic = true;
+	res->kind = SROCE_RES_ATOMIC;
 	res->first_psn = pkt->f.psn;
 	res->last_psn = pkt->f.psn;
 	res->orig = orig;
@@ -457,6 +458,110 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	qp->resp.ack_pending = false;
 	sroce_tx_ack(qp, SROCE_OPCODE(RC, ATOMIC_ACK), pkt->f.psn,
 		     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, res->msn, orig);
+	return 0;
+}
+
+/*
+ * FLUSH and ATOMIC WRITE end alike: a resource remembers the PSN, and an
+ * empty READ_RESP_ONLY answers (A19), acknowledging everything before.
+ */
+static void sroce_resp_empty_resp(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_rd_res *res = sroce_resp_new_res(qp);
+
+	res->valid = true;
+	res->kind = SROCE_RES_EMPTY;
+	res->first_psn = psn;
+	res->last_psn = psn;
+	qp->resp.msn++;
+	res->msn = qp->resp.msn;
+	qp->resp.ack_pending = false;
+	sroce_tx_ack(qp, SROCE_OPCODE(RC, READ_RESP_ONLY), psn,
+		     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, res->msn, 0);
+}
+
+static int sroce_resp_store64(void *va, size_t len, void *priv)
+{
+	/* An aligned u64 never crosses a page: one piece, one store. */
+	if (len != sizeof(u64))
+		return -EFAULT;
+	/* Release: visible after everything this QP placed before it. */
+	smp_store_release((u64 *)va, *(u64 *)priv);
+	return 0;
+}
+
+/*
+ * ATOMIC WRITE: 8 bytes to an aligned address, seen whole or not at all,
+ * and indivisible from this device's other atomics (atomic_lock). The
+ * bytes land as they came: the requester's buffer, byte for byte.
+ */
+static int sroce_resp_atomic_write(struct sroce_qp *qp,
+				   const struct sroce_pkt *pkt)
+{
+	u64 va = pkt->f.reth.va, val;
+	struct sroce_mr *mr;
+	int ret;
+
+	/* oA19-28: exactly 8 bytes, no pad; A19.4.2: aligned */
+	if (pkt->f.reth.len != SROCE_ATOMIC_WRITE_LEN ||
+	    pkt->pay_len != SROCE_ATOMIC_WRITE_LEN || pkt->f.pad ||
+	    (va & (sizeof(u64) - 1))) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
+				 IB_EVENT_QP_REQ_ERR);
+		return -EINVAL;
+	}
+	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
+			     qp->ibqp.qp_num, va, sizeof(u64),
+			     IB_ACCESS_REMOTE_WRITE, &mr);
+	if (!ret) {
+		memcpy(&val, pkt->bth + pkt->pay_off, sizeof(val));
+		spin_lock_bh(&qp->sdev->atomic_lock);
+		ret = sroce_dma_walk(mr, va, sizeof(u64), sroce_resp_store64,
+				     &val);
+		spin_unlock_bh(&qp->sdev->atomic_lock);
+		sroce_mr_access_end(mr);
+	}
+	if (ret) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+				 IB_EVENT_QP_ACCESS_ERR);
+		return ret;
+	}
+	sroce_resp_empty_resp(qp, pkt->f.psn);
+	return 0;
+}
+
+/*
+ * FLUSH: what this QP placed before it is globally visible once it is
+ * answered. The responder places in PSN order with the CPU's own stores,
+ * so a full barrier is all that remains. The R_Key is checked even for
+ * an empty range or a whole-MR flush (no range then), for the rights the
+ * placement type asks for; no MR here grants PERSISTENT.
+ */
+static int sroce_resp_rdma_flush(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	u32 need = 0;
+	struct sroce_mr *mr;
+	int ret;
+
+	if (pkt->f.feth.type & SROCE_FLUSH_GLOBAL)
+		need |= SROCE_ACC_FLUSH_GLOBAL;
+	if (pkt->f.feth.type & SROCE_FLUSH_PERSISTENT)
+		need |= SROCE_ACCESS_FLUSH_PERSISTENT;
+	if (pkt->f.feth.level == SROCE_FLUSH_MR || !pkt->f.reth.len)
+		need |= SROCE_ACC_KEY_ONLY;
+	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
+			     qp->ibqp.qp_num, pkt->f.reth.va, pkt->f.reth.len,
+			     need, &mr);
+	if (ret) {
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+				 IB_EVENT_QP_ACCESS_ERR);
+		return ret;
+	}
+	sroce_mr_access_end(mr);
+	/* Every store placed before the FLUSH is visible before its answer. */
+	smp_mb();
+	sroce_resp_empty_resp(qp, pkt->f.psn);
 	return 0;
 }
 
@@ -485,9 +590,28 @@ static bool sroce_resp_allowed(struct sroce_qp *qp, u8 op)
 	case SROCE_OP_CMP_SWAP:
 	case SROCE_OP_FETCH_ADD:
 		return (acc & IB_ACCESS_REMOTE_ATOMIC) && qp->resp.nres;
+	case SROCE_OP_ATOMIC_WRITE:
+		return (acc & IB_ACCESS_REMOTE_WRITE) && qp->resp.nres;
 	default:
 		return true;
 	}
+}
+
+/*
+ * A FLUSH needs the QP to allow each placement type it names, and a
+ * selectivity level that exists (RANGE or MR; 2 and 3 are reserved).
+ */
+static bool sroce_resp_flush_allowed(struct sroce_qp *qp,
+				     const struct sroce_pkt *pkt)
+{
+	int acc = qp->attr.qp_access_flags;
+	u8 type = pkt->f.feth.type;
+
+	return qp->resp.nres && pkt->f.feth.level <= SROCE_FLUSH_MR &&
+	       (!(type & SROCE_FLUSH_GLOBAL) ||
+		(acc & SROCE_ACCESS_FLUSH_GLOBAL)) &&
+	       (!(type & SROCE_FLUSH_PERSISTENT) ||
+		(acc & SROCE_ACCESS_FLUSH_PERSISTENT));
 }
 
 /* A request in sequence. Returns < 0 when it was refused. */
@@ -497,7 +621,9 @@ static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	int ret;
 
 	if (!sroce_resp_in_order(qp, info) ||
-	    !sroce_resp_allowed(qp, info->op)) {
+	    !sroce_resp_allowed(qp, info->op) ||
+	    (info->op == SROCE_OP_FLUSH &&
+	     !sroce_resp_flush_allowed(qp, pkt))) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
 				 IB_WC_REM_INV_REQ_ERR, IB_EVENT_QP_REQ_ERR);
 		return -EINVAL;
@@ -511,6 +637,14 @@ static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		break;
 	case SROCE_OP_READ_REQ:
 		return sroce_resp_read(qp, pkt);
+	case SROCE_OP_FLUSH:
+	case SROCE_OP_ATOMIC_WRITE:
+		ret = info->op == SROCE_OP_FLUSH ?
+		      sroce_resp_rdma_flush(qp, pkt) :
+		      sroce_resp_atomic_write(qp, pkt);
+		if (!ret)
+			qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
+		return ret;
 	default:
 		ret = sroce_resp_atomic(qp, pkt);
 		if (!ret)
@@ -527,19 +661,30 @@ static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	return 0;
 }
 
-/* A request seen before: its answer went missing. */
+/*
+ * A request seen before: its answer went missing. One that took a
+ * resource is answered from it, as it was, without being done again and
+ * without its RETH being looked at (a resend may differ only there).
+ */
 static void sroce_resp_duplicate(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt)
 {
-	bool read = pkt->info->op == SROCE_OP_READ_REQ;
 	u32 psn = pkt->f.psn, i;
 	struct sroce_rd_res *res;
+	u8 kind;
 
 	sroce_count(qp->sdev, SROCE_CNT_RX_DUP_REQ, 1);
 	switch (pkt->info->op) {
 	case SROCE_OP_READ_REQ:
+		kind = SROCE_RES_READ;
+		break;
 	case SROCE_OP_CMP_SWAP:
 	case SROCE_OP_FETCH_ADD:
+		kind = SROCE_RES_ATOMIC;
+		break;
+	case SROCE_OP_FLUSH:
+	case SROCE_OP_ATOMIC_WRITE:
+		kind = SROCE_RES_EMPTY;
 		break;
 	default:
 		/* Everything up to the expected PSN has been done: say so. */
@@ -554,12 +699,18 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 					 sroce_psn_diff(res->last_psn,
 							res->first_psn) + 1))
 			continue;
-		if (res->atomic == read)
+		if (res->kind != kind)
 			return;
-		if (res->atomic) {
+		if (kind == SROCE_RES_ATOMIC) {
 			sroce_tx_ack(qp, SROCE_OPCODE(RC, ATOMIC_ACK), psn,
 				     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
 				     res->msn, res->orig);
+			return;
+		}
+		if (kind == SROCE_RES_EMPTY) {
+			sroce_tx_ack(qp, SROCE_OPCODE(RC, READ_RESP_ONLY), psn,
+				     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
+				     res->msn, 0);
 			return;
 		}
 		/* Read again from the PSN asked for, to the end. */

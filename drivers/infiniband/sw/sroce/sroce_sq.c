@@ -12,7 +12,7 @@
 #include "sroce_svc.h"
 #include "sroce_trace.h"
 
-/* Reads and atomics sent and not yet answered. */
+/* Operations that took a responder resource, sent, not yet answered. */
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp)
 {
 	struct sroce_swqe *s;
@@ -20,7 +20,8 @@ u32 sroce_sq_rd_inflight(struct sroce_qp *qp)
 
 	for (i = qp->comp.head; i != qp->req.cur; i++) {
 		s = sroce_swqe(qp, i);
-		if (s->state != SROCE_SWQE_DONE && sroce_op_is_rd(s->h.opcode))
+		if (s->state != SROCE_SWQE_DONE &&
+		    sroce_op_takes_res(s->h.opcode))
 			n++;
 	}
 	return n;

@@ -76,6 +76,25 @@ struct sroce_aeth {
 #define SROCE_NAK_REM_OP	3
 #define SROCE_NAK_INV_RD_REQ	4
 
+/*
+ * FLUSH Extended Transport Header, 4 bytes (IBTA 1.5, Annex A19): one
+ * big-endian word, placement type in bits 3:0, selectivity level in 5:4.
+ */
+struct sroce_feth {
+	u8	bits[4];
+};
+
+#define SROCE_FETH_TYPE_MASK	0x0f
+#define SROCE_FETH_LEVEL_SHIFT	4
+#define SROCE_FETH_LEVEL_MASK	0x30
+#define SROCE_FLUSH_GLOBAL	1	/* placement type: global visibility */
+#define SROCE_FLUSH_PERSISTENT	2	/* placement type: persistence */
+#define SROCE_FLUSH_RANGE	0	/* level: the RETH's range */
+#define SROCE_FLUSH_MR		1	/* level: the whole MR */
+
+/* ATOMIC WRITE (Annex A19) carries exactly this many payload bytes. */
+#define SROCE_ATOMIC_WRITE_LEN	8
+
 /* Atomic Extended Transport Header, 28 bytes */
 struct sroce_atmeth {
 	u8	va[8];
@@ -112,6 +131,7 @@ struct sroce_cnp {
 };
 
 #define SROCE_BTH_LEN		12
+#define SROCE_FETH_LEN		4
 #define SROCE_RETH_LEN		16
 #define SROCE_AETH_LEN		4
 #define SROCE_ATMETH_LEN	28
@@ -122,6 +142,7 @@ struct sroce_cnp {
 #define SROCE_CNP_LEN		16
 
 static_assert(sizeof(struct sroce_bth) == SROCE_BTH_LEN, "BTH");
+static_assert(sizeof(struct sroce_feth) == SROCE_FETH_LEN, "FETH");
 static_assert(sizeof(struct sroce_reth) == SROCE_RETH_LEN, "RETH");
 static_assert(sizeof(struct sroce_aeth) == SROCE_AETH_LEN, "AETH");
 static_assert(sizeof(struct sroce_atmeth) == SROCE_ATMETH_LEN, "AtomicETH");

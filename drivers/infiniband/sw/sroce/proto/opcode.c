@@ -26,6 +26,7 @@
 #define IMMDT	SROCE_HAS(IMMDT)
 #define IETH	SROCE_HAS(IETH)
 #define DETH	SROCE_HAS(DETH)
+#define FETH	SROCE_HAS(FETH)
 
 /*
  * SE may be set where the responder completes a receive WQE: the last or
@@ -66,6 +67,10 @@ const struct sroce_opcode_info sroce_opcodes[256] = {
 	    IETH, 16),
 	ROW(RC, SEND_ONLY_INV,	  SEND,	     ONLY,   PAY | REQ | ACKREQ | SE,
 	    IETH, 16),
+	/* Annex A19: answered by a READ_RESP_ONLY without payload */
+	ROW(RC, FLUSH,		  FLUSH,     ONLY,   REQ | ACKREQ, FETH | RETH, 32),
+	ROW(RC, ATOMIC_WRITE,	  ATOMIC_WRITE, ONLY, PAY | REQ | ACKREQ,
+	    RETH, 28),
 
 	ROW(UC, SEND_FIRST,	  SEND,	     FIRST,  PAY | REQ, 0, 12),
 	ROW(UC, SEND_MIDDLE,	  SEND,	     MIDDLE, PAY | REQ, 0, 12),
@@ -93,6 +98,7 @@ const struct sroce_opcode_info sroce_opcodes[256] = {
 
 const u8 sroce_ext_len[SROCE_EXT_NUM] = {
 	[SROCE_EXT_DETH]	= SROCE_DETH_LEN,
+	[SROCE_EXT_FETH]	= SROCE_FETH_LEN,
 	[SROCE_EXT_RETH]	= SROCE_RETH_LEN,
 	[SROCE_EXT_ATMETH]	= SROCE_ATMETH_LEN,
 	[SROCE_EXT_AETH]	= SROCE_AETH_LEN,

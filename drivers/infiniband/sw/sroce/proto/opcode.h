@@ -47,6 +47,8 @@ enum sroce_opc5 {
 	SROCE_FETCH_ADD			= 0x14,
 	SROCE_SEND_LAST_INV		= 0x16,
 	SROCE_SEND_ONLY_INV		= 0x17,
+	SROCE_FLUSH			= 0x1c,	/* IBTA 1.5, Annex A19 */
+	SROCE_ATOMIC_WRITE		= 0x1d,	/* IBTA 1.5, Annex A19 */
 };
 
 /* A full BTH opcode, e.g. SROCE_OPCODE(RC, SEND_ONLY) == 0x04. */
@@ -56,10 +58,12 @@ enum sroce_opc5 {
 /*
  * Extension headers, in the order they follow the BTH on the wire (IBTA
  * 9.2: RDETH, DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; the
- * CNP's reserved bytes last). Offsets are derived from this order.
+ * FLUSH's FETH comes before its RETH (Annex A19); the CNP's reserved bytes
+ * last). Offsets are derived from this order.
  */
 enum sroce_ext {
 	SROCE_EXT_DETH,
+	SROCE_EXT_FETH,
 	SROCE_EXT_RETH,
 	SROCE_EXT_ATMETH,
 	SROCE_EXT_AETH,
@@ -84,6 +88,8 @@ enum sroce_op {
 	SROCE_OP_CMP_SWAP,
 	SROCE_OP_FETCH_ADD,
 	SROCE_OP_CNP,
+	SROCE_OP_FLUSH,
+	SROCE_OP_ATOMIC_WRITE,
 };
 
 /* Place of a packet in its message: first, middle, last or only. */
@@ -105,7 +111,7 @@ struct sroce_opcode_info {
 	u8		transport;	/* enum sroce_transport */
 	u8		pos;		/* SROCE_POS_* */
 	u8		flags;		/* SROCE_OPF_* */
-	u8		exts;		/* SROCE_HAS() bits */
+	u16		exts;		/* SROCE_HAS() bits */
 	u8		length;		/* BTH and extension headers */
 };
 

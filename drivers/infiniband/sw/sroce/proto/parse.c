@@ -8,17 +8,26 @@
 static void decode_ext(enum sroce_ext x, const void *h, struct sroce_fields *f)
 {
 	const struct sroce_deth *deth = h;
+	const struct sroce_feth *feth = h;
 	const struct sroce_reth *reth = h;
 	const struct sroce_atmeth *atm = h;
 	const struct sroce_aeth *aeth = h;
 	const struct sroce_atmack *ack = h;
 	const struct sroce_immdt *imm = h;
 	const struct sroce_ieth *ieth = h;
+	u32 v;
 
 	switch (x) {
 	case SROCE_EXT_DETH:
 		f->deth.qkey = sroce_get_be32(deth->qkey);
 		f->deth.sqpn = sroce_get_be24(deth->sqpn);
+		break;
+	case SROCE_EXT_FETH:
+		/* Reserved bits are ignored, as receivers do (IBTA 9.2). */
+		v = sroce_get_be32(feth->bits);
+		f->feth.type = v & SROCE_FETH_TYPE_MASK;
+		f->feth.level = (v & SROCE_FETH_LEVEL_MASK) >>
+				SROCE_FETH_LEVEL_SHIFT;
 		break;
 	case SROCE_EXT_RETH:
 		f->reth.va = sroce_get_be64(reth->va);
@@ -52,6 +61,7 @@ static void decode_ext(enum sroce_ext x, const void *h, struct sroce_fields *f)
 static void encode_ext(enum sroce_ext x, void *h, const struct sroce_fields *f)
 {
 	struct sroce_deth *deth = h;
+	struct sroce_feth *feth = h;
 	struct sroce_reth *reth = h;
 	struct sroce_atmeth *atm = h;
 	struct sroce_aeth *aeth = h;
@@ -63,6 +73,12 @@ static void encode_ext(enum sroce_ext x, void *h, const struct sroce_fields *f)
 	case SROCE_EXT_DETH:
 		sroce_put_be32(deth->qkey, f->deth.qkey);
 		sroce_put_be24(deth->sqpn, f->deth.sqpn);
+		break;
+	case SROCE_EXT_FETH:
+		sroce_put_be32(feth->bits,
+			       (f->feth.type & SROCE_FETH_TYPE_MASK) |
+			       ((f->feth.level << SROCE_FETH_LEVEL_SHIFT) &
+				SROCE_FETH_LEVEL_MASK));
 		break;
 	case SROCE_EXT_RETH:
 		sroce_put_be64(reth->va, f->reth.va);

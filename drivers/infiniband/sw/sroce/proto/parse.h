@@ -32,6 +32,10 @@ struct sroce_fields {
 	u32	psn;
 
 	struct {
+		u8	type;	/* placement type, bits 3:0 */
+		u8	level;	/* selectivity level, bits 5:4 */
+	} feth;
+	struct {
 		u64	va;
 		u32	rkey;
 		u32	len;
