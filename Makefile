@@ -59,7 +59,8 @@ progs: $(PROGS)
 # Test programs may use the driver's proto/ code, as the host tests do.
 PROTO_SRCS := $(wildcard drivers/infiniband/sw/sroce/proto/*.c)
 
-$(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h include/uapi/rdma/sroce-abi.h $(PROTO_SRCS)
+$(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h tests/vm/prog/rawframe.h \
+		include/uapi/rdma/sroce-abi.h $(PROTO_SRCS)
 	@mkdir -p $(dir $@)
 	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi \
 		-Idrivers/infiniband/sw/sroce -o $@ $< $(PROTO_SRCS) -libverbs -lpthread

@@ -170,12 +170,13 @@ fi
 
 # The harness itself, with rdma_rxe, across two VMs; every suite on 6.1;
 # on 6.12 too the lifecycle, the RDMA CM (the core's MAD, CM and AH code
-# changed since 6.1), the namespace and the NVMe over Fabrics suites.
+# changed since 6.1), the namespace and the NVMe over Fabrics suites, and
+# rx (FLUSH can be granted only from 6.2 on).
 vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
 for s in "${suites[@]}"; do
 	vm_suite "tests/vm/$s.sh" "$k61" "$top/build/stage"
 done
-for s in lifecycle cm-sroce netns-cm nvmeof; do
+for s in lifecycle cm-sroce netns-cm nvmeof rx; do
 	vm_suite "tests/vm/$s.sh" "$k612" "$top/build/stage-$k612"
 done
 

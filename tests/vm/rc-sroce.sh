@@ -25,8 +25,6 @@ tap_merge rc_ops timeout 600 /usr/libexec/sroce/rc_ops "$@" "$dev" "${gid:-0}"
 tap_merge td_test timeout 120 /usr/libexec/sroce/td_test "$dev" "${gid:-0}"
 # The extended QP verbs: every builder of ibv_wr_post(3), RC and UC.
 tap_merge wr_api timeout 120 /usr/libexec/sroce/wr_api "$dev" "${gid:-0}"
-# IBTA 1.5 ATOMIC WRITE through the verbs; what FLUSH needs set up.
-tap_merge a19_ops timeout 120 /usr/libexec/sroce/a19_ops "$dev" "${gid:-0}"
 # Extended CQs, completion timestamps and the device clock.
 tap_merge cq_ex_test timeout 120 /usr/libexec/sroce/cq_ex_test "$dev" "${gid:-0}"
 # rdma-core's UC ping-pong, data checked (-c), polled and with events.

@@ -1,7 +1,10 @@
 #!/bin/bash
 # The receive path's first stage: crafted RoCEv2 frames on a veth, each
 # kind dropped and counted under its reason (rdma statistic), garbage
-# survived; and the UDP port shared with (or refused to) rdma_rxe.
+# survived; FLUSH and ATOMIC WRITE against a peer played on the veth
+# (a19_wire) and through the verbs (a19_ops); and the UDP port shared
+# with (or refused to) rdma_rxe. It runs on 6.12 too: only from 6.2 on
+# may an MR grant FLUSH.
 . "$(dirname "$0")/lib.sh"
 
 inject=/usr/libexec/sroce/roce_inject
@@ -66,6 +69,15 @@ sleep 1
 drops_after=$(( $(counter rx_drop_icrc) + $(counter rx_drop_hdr) + $(counter rx_drop_udp_len) ))
 is "$((drops_after - drops_before))" 2000 "every random packet is dropped and counted"
 run_ok "the device still answers" ibv_devinfo -d sx
+
+# FLUSH and ATOMIC WRITE on the wire, against an RC peer a19_wire plays
+# on vb as 10.99.0.2 (a neighbour entry only: no address of this host).
+ip neigh replace 10.99.0.2 lladdr "$(cat /sys/class/net/vb/address)" dev va nud permanent
+gid=$(gid_index sx 10.99.0.1) || gid=
+ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for 10.99.0.1 (index ${gid:-none})"
+# ... and through the verbs, sx's QPs talking to its own address.
+tap_merge a19_ops timeout 120 /usr/libexec/sroce/a19_ops sx "${gid:-0}"
+tap_merge a19_wire timeout 120 /usr/libexec/sroce/a19_wire sx "${gid:-0}" vb
 
 # One RoCEv2 stack per namespace owns UDP 4791.
 run_ok "rdma link delete sx" rdma link delete sx

@@ -26,64 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proto/icrc.h"
-#include "proto/parse.h"
-
-static unsigned short ip_csum(const unsigned char *p, int len)
-{
-	unsigned long sum = 0;
-	int i;
-
-	for (i = 0; i < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
-
-/* Ethernet + IPv4 (+ @opt option bytes) + UDP around @l4 of @l4len. */
-static int frame(unsigned char *f, const unsigned char *dmac,
-		 const unsigned char *smac, in_addr_t sip, in_addr_t dip,
-		 int opt, const unsigned char *l4, int l4len, int fix_icrc)
-{
-	unsigned char *ip = f + 14, *udp;
-	int ihl = 20 + opt, ulen = 8 + l4len, tot = ihl + ulen;
-	unsigned short c;
-	u32 icrc;
-
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, smac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, ihl);
-	ip[0] = 0x40 | (ihl / 4);
-	ip[2] = tot >> 8;
-	ip[3] = tot & 0xff;
-	ip[6] = 0x40;		/* DF */
-	ip[8] = 64;
-	ip[9] = 17;
-	memcpy(ip + 12, &sip, 4);
-	memcpy(ip + 16, &dip, 4);
-	if (opt)
-		ip[20] = 1;	/* NOP options */
-	udp = ip + ihl;
-	udp[0] = 0xc0;
-	udp[1] = 0x00;
-	udp[2] = SROCE_UDP_DPORT >> 8;
-	udp[3] = SROCE_UDP_DPORT & 0xff;
-	udp[4] = ulen >> 8;
-	udp[5] = ulen & 0xff;
-	udp[6] = 0;
-	udp[7] = 0;		/* no UDP checksum (IPv4) */
-	memcpy(udp + 8, l4, l4len);
-	c = ip_csum(ip, ihl);
-	ip[10] = c >> 8;
-	ip[11] = c & 0xff;
-	/* The ICRC is over the IP packet; with options it cannot be made. */
-	if (fix_icrc && !opt && sroce_icrc_calc(ip, tot, &icrc))
-		sroce_icrc_put(udp + ulen - SROCE_ICRC_LEN, icrc);
-	return 14 + tot;
-}
+#include "rawframe.h"
 
 static int transport(unsigned char *buf, unsigned char opcode)
 {
