@@ -177,8 +177,12 @@ rc_two_data() {
 		"$tool" -d "$dev" -g "$gid6" -s 70000 -n 3 "$@"
 }
 
-rc_two_main() {
-	local drv dev gid4 gid6 netem='' qpt=''
+# rc_two_setup DRV1 DRV2 [netem ARGS...]: this host's device on eth0, the
+# peer reachable, netem on the link if asked. Sets dev, gid4, gid6, netem
+# and qpt (the local ACK timeout a lossy link wants) in the caller's scope.
+rc_two_setup() {
+	local drv
+	netem='' qpt=''
 	drv=$1
 	[ "$SROCE_HOST" = 2 ] && drv=$2
 	shift 2
@@ -207,7 +211,19 @@ rc_two_main() {
 		# retransmissions must satisfy the other's responder.
 		run_ok "tc netem $*" tc qdisc add dev eth0 root netem "$@"
 	fi
+}
 
+# rc_two_end: the counters, then the device goes.
+rc_two_end() {
+	rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
+	tc qdisc del dev eth0 root 2>/dev/null
+	run_ok "rdma link delete $dev" rdma link delete "$dev"
+}
+
+rc_two_main() {
+	local dev gid4 gid6 netem qpt
+
+	rc_two_setup "$@"
 	# ibv_rc_pingpong -c checks the data it receives, but it has no
 	# closing handshake: the side done first destroys its QP, and if the
 	# ACK of the other's last message is lost, the other retransmits to
@@ -246,8 +262,5 @@ rc_two_main() {
 	rc_two_both "ib_read_lat 2 B" ib_read_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_both "ib_write_bw 64 KiB IPv6" ib_write_bw -d "$dev" -x "$gid6" -s 65536 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_cm "$dev" "$gid4" ${netem:+lossy}
-
-	rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
-	tc qdisc del dev eth0 root 2>/dev/null
-	run_ok "rdma link delete $dev" rdma link delete "$dev"
+	rc_two_end
 }

@@ -31,6 +31,11 @@
  * At least PERCENT of the messages sent must arrive (-L, default 100: a
  * clean link loses none).
  *
+ * -A adds IBTA 1.5's ATOMIC WRITE to the RC steps: the QPs are created
+ * with ibv_create_qp_ex(), and each side writes 8 patterned bytes over
+ * the peer's atomic word with ibv_wr_atomic_write(); they must land as
+ * they were sent, and a FETCH_AND_ADD after them must return them.
+ *
  * -w reaches the peer's memory through a memory window only: each side
  * registers its buffer with no remote right (LOCAL_WRITE | MW_BIND),
  * binds a type 1 window over all of it with remote write, read and atomic
@@ -83,6 +88,7 @@ enum { R_SEND = 0, R_RECV = BURST, R_TARGET = 2 * BURST, R_READ, R_ATOMIC };
 static int ack_timeout = 14;
 static enum ibv_qp_type qp_type = IBV_QPT_RC;
 static int use_mw;
+static int use_aw;
 
 static unsigned char *region(struct side *s, int r)
 {
@@ -241,7 +247,19 @@ static void setup(struct side *s, const char *dev, size_t size)
 		fail("cannot allocate a PD and a CQ on %s", dev);
 	ia.send_cq = s->cq;
 	ia.recv_cq = s->cq;
-	s->qp = ibv_create_qp(s->pd, &ia);
+	if (use_aw) {
+		struct ibv_qp_init_attr_ex iax = {
+			.qp_type = ia.qp_type, .cap = ia.cap, .pd = s->pd,
+			.send_cq = s->cq, .recv_cq = s->cq,
+			.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE,
+		};
+
+		s->qp = ibv_create_qp_ex(s->ctx, &iax);
+	} else {
+		s->qp = ibv_create_qp(s->pd, &ia);
+	}
 	if (!s->qp)
 		fail("ibv_create_qp: %s", strerror(errno));
 	if (posix_memalign((void **)&s->mem, 4096, len))
@@ -590,6 +608,37 @@ static void step_atomics(struct side *s, int me, int iter)
 		     (unsigned long long)*word, (unsigned long long)~mine);
 }
 
+/*
+ * -A: 8 bytes over the peer's word with ATOMIC WRITE, landing as sent
+ * (a byte string); then a FETCH_AND_ADD there returns them.
+ */
+static void step_atomic_write(struct side *s, int me, int iter)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(s->qp);
+	unsigned char *word = region(s, R_ATOMIC), out[8];
+	uint64_t sent;
+	struct ibv_wc wc;
+
+	fill(out, 8, seed_of(me, iter, 10));
+	memset(word, 0, 8);
+	barrier(s);
+	ibv_wr_start(qx);
+	qx->wr_id = 0;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, s->peer_rkey,
+			    s->peer_addr + (size_t)R_ATOMIC * s->stride, out);
+	if (ibv_wr_complete(qx))
+		fail("iteration %d, ATOMIC WRITE: posting failed", iter);
+	next_wc(s, &wc, IBV_WC_ATOMIC_WRITE, "ATOMIC WRITE", iter);
+	barrier(s);	/* the peer's word holds ours, ours the peer's */
+	expect(word, 8, seed_of(!me, iter, 10), "ATOMIC WRITE", iter);
+	barrier(s);	/* checked: the peer may add to it now */
+	memcpy(&sent, out, 8);
+	atomic_op(s, IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, sent,
+		  "FETCH_AND_ADD after ATOMIC WRITE", iter);
+	barrier(s);
+}
+
 /* -u: what the UC stream saw, over all iterations. */
 struct uc_tally {
 	unsigned char *seen;	/* one per message number the peer sends */
@@ -694,7 +743,7 @@ int main(int argc, char **argv)
 	size_t size = 4096;
 	struct side s = { 0 };
 
-	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:uL:w")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:uL:wA")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -706,13 +755,14 @@ int main(int argc, char **argv)
 		case 'u': qp_type = IBV_QPT_UC; break;
 		case 'L': min_pct = atoi(optarg); break;
 		case 'w': use_mw = 1; break;
-		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [-u [-L PERCENT]] [-w] [SERVER]");
+		case 'A': use_aw = 1; break;
+		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [-u [-L PERCENT]] [-w] [-A] [SERVER]");
 		}
 	}
 	if (!dev || !size || size > (1u << 30) || iters < 1 ||
 	    ack_timeout < 0 || ack_timeout > 31 || min_pct < 0 || min_pct > 100 ||
-	    (use_mw && qp_type == IBV_QPT_UC))
-		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [-u [-L 0..100] | -w] [SERVER]");
+	    ((use_mw || use_aw) && qp_type == IBV_QPT_UC))
+		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [-u [-L 0..100] | -w | -A] [SERVER]");
 	if (optind < argc)
 		server = argv[optind];
 	me = !!server;
@@ -747,11 +797,14 @@ int main(int argc, char **argv)
 		step_write(&s, me, iter, 0);
 		step_read(&s, me, iter);
 		step_atomics(&s, me, iter);
+		if (use_aw)
+			step_atomic_write(&s, me, iter);
 	}
 	/* Both sides have every completion: no ACK is owed any more. */
 	barrier(&s);
 	teardown(&s);
-	printf("rc_peer: %d iterations of SEND x%d, zero SEND, WRITE_WITH_IMM, WRITE, READ, atomics%s, %zu B, MTU %d: all data intact\n",
-	       iters, BURST, use_mw ? " (through memory windows)" : "", size, mtu);
+	printf("rc_peer: %d iterations of SEND x%d, zero SEND, WRITE_WITH_IMM, WRITE, READ, atomics%s%s, %zu B, MTU %d: all data intact\n",
+	       iters, BURST, use_aw ? ", ATOMIC WRITE" : "",
+	       use_mw ? " (through memory windows)" : "", size, mtu);
 	return 0;
 }
