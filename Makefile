@@ -65,6 +65,21 @@ $(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h tests/vm/prog/rawframe.h 
 	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi \
 		-Idrivers/infiniband/sw/sroce -o $@ $< $(PROTO_SRCS) -libverbs -lpthread
 
+# Programs that post what Debian 12's libibverbs has no verb for (FLUSH):
+# built against rdma-core 56.1's headers and libibverbs (build-provider.sh
+# leaves it in $(RC56)), which they find in /usr/libexec/sroce/rc56.
+RC56 := $(BUILD)/provider/rc56
+PROGS56 := $(BUILD)/prog56/flush_ops $(BUILD)/prog56/rc_peer56
+CC56 = gcc -O2 -g -Wall -Wextra -Werror -isystem $(BUILD)/rdma-core-build/include \
+	-Itests/vm/prog -Wl,-rpath,/usr/libexec/sroce/rc56
+progs: $(PROGS56)
+$(BUILD)/prog56/flush_ops: tests/vm/prog56/flush_ops.c tests/vm/prog/tap.h $(PROVIDER)
+	@mkdir -p $(dir $@)
+	$(CC56) -o $@ $< $(RC56)/libibverbs.so.1
+$(BUILD)/prog56/rc_peer56: tests/vm/prog/rc_peer.c tests/vm/prog/tap.h $(PROVIDER)
+	@mkdir -p $(dir $@)
+	$(CC56) -DRC_PEER_FLUSH -o $@ $< $(RC56)/libibverbs.so.1
+
 # rc_ops is rc_ops.c (main, TAP) and its parts under rc_ops/.
 RC_OPS_PARTS := $(wildcard tests/vm/prog/rc_ops/*.c)
 $(BUILD)/prog/rc_ops: tests/vm/prog/rc_ops.c $(RC_OPS_PARTS) \
@@ -87,6 +102,8 @@ install-tests: progs test-kmod
 		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce_test_rc.ko
 	@mkdir -p $(DESTDIR)/usr/libexec/sroce
 	$(if $(PROGS),install -m 755 $(PROGS) $(DESTDIR)/usr/libexec/sroce/)
+	install -m 755 $(PROGS56) $(DESTDIR)/usr/libexec/sroce/
+	install -D -m 755 -t $(DESTDIR)/usr/libexec/sroce/rc56 $(RC56)/*
 
 # The tree the VM harness lays over its base image.
 stage:
@@ -122,7 +139,7 @@ profile: deps
 	$(TOP)/scripts/profile.sh
 
 clean:
-	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/unit \
+	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/prog56 $(BUILD)/unit \
 		$(STAGE) $(BUILD)/results
 
 .PHONY: all help deps module test-kmod provider progs install install-tests stage \

@@ -3,10 +3,11 @@
 #
 # libibverbs-dev lacks the private provider headers, so we take them from the
 # rdma-core 56.1 tarball (fetched by scripts/deps.sh). Of rdma-core's build we
-# need only what cmake generates (config.h, the include/ symlink farm) and
-# one generated kernel-ABI header; libibverbs itself is never built: the
-# provider links against the system libibverbs (bookworm's 44, same provider
-# ABI 34), so a private symbol 44 lacks fails the link here, not at dlopen.
+# need what cmake generates (config.h, the include/ symlink farm) and one
+# generated kernel-ABI header. The provider links against the system
+# libibverbs (bookworm's 44, same provider ABI 34), so a private symbol 44
+# lacks fails the link here, not at dlopen. 56.1's libibverbs and rxe
+# provider are built too, but only for tests (OUTDIR/rc56, below).
 #
 # Extraction and configuration happen once (stamp files); later runs only
 # recompile the provider.
@@ -77,3 +78,14 @@ gcc -O2 -g -Wall -Wextra -Werror -fPIC -shared \
 	-o "$out/libsroce-rdmav$pabi.so" \
 	"$top"/userspace-provider/*.c \
 	-Wl,--no-undefined -Wl,-z,defs -libverbs
+
+# rdma-core 56.1's own libibverbs and rxe provider, for the VM tests that
+# post what Debian 12's libibverbs 44 has no verb for (ibv_wr_flush): they
+# run with OUTDIR/rc56 as their library path (tests/vm/roce.sh, rc56).
+ninja -C "$bld" ibverbs rxe-rdmav34 >"$bld/rc56.log" 2>&1 || {
+	tail -n 30 "$bld/rc56.log" >&2
+	exit 1
+}
+mkdir -p "$out/rc56"
+cp "$bld/lib/libibverbs.so.1.14.$ver" "$out/rc56/libibverbs.so.1"
+cp "$bld/lib/librxe-rdmav$pabi.so" "$out/rc56/"

@@ -307,16 +307,22 @@ int sroce_query_rt_values(struct ibv_context *ibctx,
 
 /*
  * IBV_QP_EX_WITH_* bits to 1 << IBV_WR_*: the same bit but for ATOMIC
- * WRITE's (and FLUSH's, which we do not offer).
+ * WRITE's and FLUSH's.
  */
 static inline uint32_t sroce_ops_opcodes(uint32_t with)
 {
-	uint32_t ops = with & ~IBV_QP_EX_WITH_ATOMIC_WRITE;
+	uint32_t ops = with & ~(IBV_QP_EX_WITH_ATOMIC_WRITE |
+				IBV_QP_EX_WITH_FLUSH);
 
 	if (with & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		ops |= 1u << IBV_WR_ATOMIC_WRITE;
+	if (with & IBV_QP_EX_WITH_FLUSH)
+		ops |= 1u << IBV_WR_FLUSH;
 	return ops;
 }
+
+/* sroce_post.c: does this libibverbs have struct ibv_qp_ex's wr_flush? */
+bool sroce_has_wr_flush(void);
 /* Inline data is payload we send: not for reads, atomics, local ops. */
 #define SROCE_OPS_INLINE (SROCE_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |	\
 			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\

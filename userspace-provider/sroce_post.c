@@ -10,6 +10,7 @@
  * WQE before it trusts it, so what we check here is only what the verbs
  * promise to report at post time.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +37,8 @@ SROCE_SAME_OP(LOCAL_INV);
 SROCE_SAME_OP(BIND_MW);
 static_assert((int)IBV_WR_ATOMIC_WRITE == (int)IB_UVERBS_WR_ATOMIC_WRITE,
 	      "ATOMIC_WRITE (its WITH bit differs: sroce_ops_opcodes())");
+static_assert((int)IBV_WR_FLUSH == (int)IB_UVERBS_WR_FLUSH,
+	      "FLUSH (its WITH bit differs: sroce_ops_opcodes())");
 
 static bool sroce_op_in(uint32_t ops, unsigned int opcode)
 {
@@ -208,9 +211,12 @@ static uint64_t sroce_sge_bytes(const struct ibv_sge *sg, int n)
 static int sroce_check_send_wr(struct sroce_qp *qp,
 			       const struct ibv_send_wr *wr)
 {
-	/* struct ibv_send_wr has no room for an ATOMIC WRITE's 8 bytes. */
+	/*
+	 * struct ibv_send_wr has no room for an ATOMIC WRITE's 8 bytes, nor
+	 * for a FLUSH's type and level.
+	 */
 	if (!sroce_op_in(qp->ops, wr->opcode) ||
-	    wr->opcode == IBV_WR_ATOMIC_WRITE)
+	    wr->opcode == IBV_WR_ATOMIC_WRITE || wr->opcode == IBV_WR_FLUSH)
 		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
@@ -639,6 +645,32 @@ static void sroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	memcpy(wqe->atomic_wr, atomic_wr, sizeof(wqe->atomic_wr));
 }
 
+/*
+ * FLUSH of @len bytes at @remote_addr, or of the whole MR (IBV_FLUSH_MR):
+ * the RETH's length is 32 bits; a placement type names GLOBAL,
+ * PERSISTENT or both.
+ */
+static void sroce_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			   uint64_t remote_addr, size_t len, uint8_t type,
+			   uint8_t level)
+{
+	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_FLUSH);
+
+	if (!wqe)
+		return;
+	if (len > UINT32_MAX || !type ||
+	    (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR)) {
+		sroce_wr_fail(to_sqp_ex(qpx), EINVAL);
+		return;
+	}
+	wqe->flush.remote_addr = remote_addr;
+	wqe->flush.rkey = rkey;
+	wqe->flush.length = len;
+	wqe->flush_sel.type = type;
+	wqe->flush_sel.level = level;
+}
+
 static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
 	struct sroce_send_wqe *wqe = sroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
@@ -752,32 +784,51 @@ static void sroce_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 }
 
 /*
- * libsroce compiles against rdma-core 56.1's headers, but Debian 12 runs it
- * under libibverbs 44, whose struct ibv_qp_ex ends before wr_flush: there
- * verbs_qp.comp_mask sits where 56.1 has wr_flush. ibv_qp_to_qp_ex() of
- * either version must find VERBS_QP_EX, so it goes in both places. Nobody
- * may call wr_flush: creation refused IBV_QP_EX_WITH_FLUSH (the kernel
- * answers FLUSH; libsroce cannot post one where libibverbs has no slot for
- * it). Drop this once the provider builds against the headers of the
- * libibverbs it runs under.
+ * libsroce compiles against rdma-core 56.1's headers, but runs under the
+ * libibverbs of the system: Debian 12's 44, whose struct ibv_qp_ex ends
+ * before wr_flush (rdma-core 45 added it), so that verbs_qp.comp_mask
+ * sits where 56.1 has wr_flush. ibv_qp_to_qp_ex() of either version must
+ * find VERBS_QP_EX: under 44 it goes in both places, and nobody may call
+ * wr_flush (creation refuses IBV_QP_EX_WITH_FLUSH). A libibverbs of 45
+ * or later has the slot, and there FLUSH is offered. No symbol tells 45
+ * from 44; ibv_wr_opcode_str, exported from 49 on, tells where the slot
+ * surely is (Ubuntu 24.04's 50, rdma-core 56.1), whatever the scope
+ * libibverbs was loaded in. 45 to 48 go without FLUSH.
  */
 static_assert(offsetof(struct ibv_qp_ex, wr_flush) + sizeof(void *) ==
 	      sizeof(struct ibv_qp_ex), "wr_flush is 56.1's only addition");
 static_assert(offsetof(struct verbs_qp, comp_mask) ==
 	      sizeof(struct ibv_qp_ex), "verbs_qp layout");
 
+bool sroce_has_wr_flush(void)
+{
+	static int has = -1;
+	void *h;
+
+	if (__atomic_load_n(&has, __ATOMIC_RELAXED) < 0) {
+		h = dlopen("libibverbs.so.1", RTLD_LAZY | RTLD_NOLOAD);
+		__atomic_store_n(&has, h && dlsym(h, "ibv_wr_opcode_str"),
+				 __ATOMIC_RELAXED);
+		if (h)
+			dlclose(h);
+	}
+	return has > 0;
+}
+
 static void sroce_qp_mark_ex(struct sroce_qp *qp)
 {
 	const uint32_t mask = VERBS_QP_EX;
 
 	qp->vqp.comp_mask |= mask;
-	memcpy(&qp->vqp.qp_ex.wr_flush, &mask, sizeof(mask));
+	if (!sroce_has_wr_flush())
+		memcpy(&qp->vqp.qp_ex.wr_flush, &mask, sizeof(mask));
 }
 
 /*
  * Every builder is installed whatever send_ops_flags asked for; a builder
  * the QP type does not allow fails the batch. Those we do not have (TSO,
- * XRC, flush) stay NULL: creation refused them.
+ * XRC; flush under a libibverbs without its slot) stay NULL: creation
+ * refused them.
  */
 void sroce_qp_init_wr_api(struct sroce_qp *qp)
 {
@@ -795,6 +846,8 @@ void sroce_qp_init_wr_api(struct sroce_qp *qp)
 	qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
 	qpx->wr_atomic_write = sroce_wr_atomic_write;
+	if (sroce_has_wr_flush())
+		qpx->wr_flush = sroce_wr_flush;
 	qpx->wr_local_inv = sroce_wr_local_inv;
 	qpx->wr_bind_mw = sroce_wr_bind_mw;
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;

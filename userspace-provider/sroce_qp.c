@@ -20,7 +20,8 @@ static uint32_t sroce_qp_type_ops(enum ibv_qp_type type)
 {
 	switch (type) {
 	case IBV_QPT_RC:
-		return SROCE_OPS_RC;
+		return SROCE_OPS_RC |
+		       (sroce_has_wr_flush() ? IBV_QP_EX_WITH_FLUSH : 0);
 	case IBV_QPT_UC:
 		return SROCE_OPS_UC;
 	case IBV_QPT_UD:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "tap.h"
 #include "proto/icrc.h"
+#include "proto/parse.h"
 #include "icrc_vectors.h"
 
 #define NVEC ARRAY_SIZE(icrc_vectors)
@@ -127,6 +128,74 @@ static void check_rejects(void)
 	   "IPv6 shorter than IP+UDP+BTH+ICRC rejected");
 }
 
+/* CRC-32 bit by bit (reflected 0xedb88320, ~0 in, ~ out): a second opinion */
+static u32 crc32_bits(const u8 *p, size_t n)
+{
+	u32 c = ~0u;
+	unsigned int k;
+
+	while (n--) {
+		c ^= *p++;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
+	}
+	return ~c;
+}
+
+/*
+ * rdma_rxe's FLUSH ICRC, spelled out: the masked LRH, IP, UDP and BTH, the
+ * FETH and RETH, then BTH (unmasked), FETH and RETH once more.
+ */
+static void check_rxe_flush(void)
+{
+	u8 pkt[20 + 8 + 32 + 4], ps[8 + 20 + 8 + 32 + 32];
+	struct sroce_fields f = {
+		.opcode = 0x1c, .pkey = 0xffff, .dqpn = 0x123, .psn = 7,
+		.ackreq = true, .feth = { .type = 1, .level = 0 },
+		.reth = { .va = 0x1000, .rkey = 0x4242, .len = 64 },
+	};
+	u32 icrc;
+
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0] = 0x45;
+	pkt[3] = sizeof(pkt);
+	pkt[8] = 64;
+	pkt[9] = 17;
+	pkt[12] = 10;
+	pkt[16] = 10;
+	pkt[22] = 0x12;
+	pkt[23] = 0xb7;		/* UDP port 4791 */
+	pkt[25] = 8 + 32 + 4;
+	sroce_hdrs_encode(pkt + 28, 32, &f);
+	pkt[28 + 4] = 0x40;	/* BECN: masked once, not the second time */
+
+	memset(ps, 0xff, 8);
+	memcpy(ps + 8, pkt, 20 + 8 + 32);
+	ps[8 + 1] = 0xff;		/* TOS */
+	ps[8 + 8] = 0xff;		/* TTL */
+	ps[8 + 10] = ps[8 + 11] = 0xff;	/* IP checksum */
+	ps[8 + 26] = ps[8 + 27] = 0xff;	/* UDP checksum */
+	ps[8 + 28 + 4] = 0xff;		/* BTH resv8a */
+	memcpy(ps + 8 + 60, pkt + 28, 32);
+	sroce_icrc_put(pkt + 60, crc32_bits(ps, sizeof(ps)));
+	ok(sroce_icrc_rxe_flush_ok(pkt, sizeof(pkt)),
+	   "rdma_rxe's FLUSH ICRC (headers twice) is recognized");
+	ok(!sroce_icrc_ok(pkt, sizeof(pkt)), "... and is not the IBTA's");
+	ok(sroce_icrc_calc(pkt, sizeof(pkt), &icrc), "the IBTA's ICRC of it");
+	sroce_icrc_put(pkt + 60, icrc);
+	ok(!sroce_icrc_rxe_flush_ok(pkt, sizeof(pkt)) &&
+	   sroce_icrc_ok(pkt, sizeof(pkt)),
+	   "a FLUSH with the IBTA's ICRC is not taken for rxe's");
+	sroce_icrc_put(pkt + 60, crc32_bits(ps, sizeof(ps)));
+	pkt[40] ^= 1;
+	ok(!sroce_icrc_rxe_flush_ok(pkt, sizeof(pkt)),
+	   "rxe's variant with a bit flipped fails");
+	pkt[40] ^= 1;
+	pkt[28] = 0x1d;
+	ok(!sroce_icrc_rxe_flush_ok(pkt, sizeof(pkt)),
+	   "the variant is taken for a FLUSH only");
+}
+
 int main(void)
 {
 	unsigned int i, v4 = 0, v6 = 0;
@@ -141,5 +210,6 @@ int main(void)
 	}
 	ok(v4 >= 5 && v6 >= 5, "%u IPv4 and %u IPv6 vectors", v4, v6);
 	check_rejects();
+	check_rxe_flush();
 	return tap_done();
 }

@@ -26,6 +26,17 @@ gid_of_ip() {
 	echo "${out%:}"
 }
 
+# rc56_env: the environment under which a program built against rdma-core
+# 56.1 (tests/vm/prog56, which finds 56.1's libibverbs in its rc56
+# directory by its rpath) loads 56.1's rxe provider and libsroce, for
+# what Debian 12's libibverbs 44 has no verb for (ibv_wr_flush). Use:
+# env "$(rc56_env)" PROGRAM...
+rc56_env() {
+	local p
+	p=$(echo /usr/lib/*/libibverbs/libsroce-rdmav34.so)
+	echo "RDMAV_DRIVERS=/usr/libexec/sroce/rc56/librxe:${p%-rdmav34.so}"
+}
+
 # gid_index DEV ADDR: the index of DEV's RoCE v2 GID that carries ADDR
 # (IPv4 or IPv6). The core fills the GID table from a work queue after
 # the device appears, so wait for it a little.

@@ -78,6 +78,8 @@ ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for 10.99.0.1 (index ${gi
 # ... and through the verbs, sx's QPs talking to its own address.
 tap_merge a19_ops timeout 120 /usr/libexec/sroce/a19_ops sx "${gid:-0}"
 tap_merge a19_wire timeout 120 /usr/libexec/sroce/a19_wire sx "${gid:-0}" vb
+# ... and ibv_wr_flush, under rdma-core 56.1's libibverbs (44 has none).
+tap_merge flush_ops env "$(rc56_env)" timeout 120 /usr/libexec/sroce/flush_ops sx "${gid:-0}"
 
 # One RoCEv2 stack per namespace owns UDP 4791.
 run_ok "rdma link delete sx" rdma link delete sx

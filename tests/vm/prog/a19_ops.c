@@ -12,7 +12,8 @@
  * an MR without remote write or a VA past its end (REM_ACCESS); the
  * target is untouched. Refused at post: ibv_post_send (no room for the
  * bytes: EINVAL); at creation: UC and UD (EOPNOTSUPP).
- * FLUSH (libibverbs 44 cannot post one; a19_wire sends them): the device
+ * FLUSH (libibverbs 44 has no wr_flush: creation refuses it; a19_wire
+ * and flush_ops, under libibverbs 56.1, send them): the device
  * capabilities, a QP that allows both kinds of FLUSH, and which MRs may
  * grant them on this kernel. Prints TAP; exits non-zero if a check failed.
  */
@@ -352,6 +353,7 @@ static void refusals(void)
 				  IBV_QP_EX_WITH_ATOMIC_WRITE,
 	};
 	static const enum ibv_qp_type types[] = { IBV_QPT_UC, IBV_QPT_UD };
+	const uint64_t with_flush = 1 << 11;	/* rdma-core 45's */
 	struct ibv_qp *qp;
 	struct pair p = {};
 
@@ -382,6 +384,16 @@ static void refusals(void)
 		if (qp)
 			ibv_destroy_qp(qp);
 	}
+	/* Debian 12's libibverbs (44) has no slot for wr_flush. */
+	ia.qp_type = IBV_QPT_RC;
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | with_flush;
+	errno = 0;
+	qp = ibv_create_qp_ex(ctx, &ia);
+	check(!qp && errno == EOPNOTSUPP,
+	      "send_ops_flags with FLUSH under libibverbs 44: EOPNOTSUPP (errno %d)",
+	      errno);
+	if (qp)
+		ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
 }
 

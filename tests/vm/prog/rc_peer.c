@@ -36,6 +36,13 @@
  * the peer's atomic word with ibv_wr_atomic_write(); they must land as
  * they were sent, and a FETCH_AND_ADD after them must return them.
  *
+ * -F (rc_peer56 only: built against rdma-core 56.1, which has
+ * ibv_wr_flush) adds FLUSH: after its RDMA WRITE this side flushes the
+ * range it wrote, then the peer's whole MR with length 0; both complete
+ * as IBV_WC_FLUSH with the length asked for. -G grants FLUSH without
+ * posting one (the peer runs with -F): with either, buffers and QPs grant
+ * FLUSH for global visibility.
+ *
  * -w reaches the peer's memory through a memory window only: each side
  * registers its buffer with no remote right (LOCAL_WRITE | MW_BIND),
  * binds a type 1 window over all of it with remote write, read and atomic
@@ -89,6 +96,15 @@ static int ack_timeout = 14;
 static enum ibv_qp_type qp_type = IBV_QPT_RC;
 static int use_mw;
 static int use_aw;
+static int use_flush;	/* 1: post FLUSHes; 2: only grant them (-G) */
+
+#ifdef RC_PEER_FLUSH
+#define FLUSH_ACCESS	(use_flush ? IBV_ACCESS_FLUSH_GLOBAL : 0)
+#define FLUSH_OPS	(use_flush ? IBV_QP_EX_WITH_FLUSH : 0)
+#else
+#define FLUSH_ACCESS	0
+#define FLUSH_OPS	0
+#endif
 
 static unsigned char *region(struct side *s, int r)
 {
@@ -247,13 +263,14 @@ static void setup(struct side *s, const char *dev, size_t size)
 		fail("cannot allocate a PD and a CQ on %s", dev);
 	ia.send_cq = s->cq;
 	ia.recv_cq = s->cq;
-	if (use_aw) {
+	if (use_aw || use_flush) {
 		struct ibv_qp_init_attr_ex iax = {
 			.qp_type = ia.qp_type, .cap = ia.cap, .pd = s->pd,
 			.send_cq = s->cq, .recv_cq = s->cq,
 			.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE,
+			.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE |
+					  FLUSH_OPS,
 		};
 
 		s->qp = ibv_create_qp_ex(s->ctx, &iax);
@@ -268,7 +285,8 @@ static void setup(struct side *s, const char *dev, size_t size)
 	s->mr = ibv_reg_mr(s->pd, s->mem, len, use_mw ?
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND :
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			   FLUSH_ACCESS);
 	if (!s->mr)
 		fail("ibv_reg_mr: %s", strerror(errno));
 	if (use_mw && !(s->mw = ibv_alloc_mw(s->pd, IBV_MW_TYPE_1)))
@@ -281,7 +299,7 @@ static void connect_qp(struct side *s, int port_num, int gid_index, enum ibv_mtu
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = port_num,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+				   IBV_ACCESS_REMOTE_ATOMIC | FLUSH_ACCESS,
 	};
 	/* UC takes no read/atomic resources, timers or retry counts. */
 	int uc = qp_type == IBV_QPT_UC;
@@ -639,6 +657,39 @@ static void step_atomic_write(struct side *s, int me, int iter)
 	barrier(s);
 }
 
+#ifdef RC_PEER_FLUSH
+static void flush_one(struct side *s, uint64_t addr, size_t len,
+		      uint8_t level, const char *what, int iter)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(s->qp);
+	struct ibv_wc wc;
+
+	ibv_wr_start(qx);
+	qx->wr_id = 0;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_flush(qx, s->peer_rkey, addr, len, IBV_FLUSH_GLOBAL, level);
+	if (ibv_wr_complete(qx))
+		fail("iteration %d, %s: posting failed", iter, what);
+	next_wc(s, &wc, IBV_WC_FLUSH, what, iter);
+	if (wc.byte_len != len)
+		fail("iteration %d, %s: byte_len %u, not %zu", iter, what,
+		     wc.byte_len, len);
+}
+
+/* -F: the range this side just wrote, then the peer's whole MR. */
+static void step_flush(struct side *s, int iter)
+{
+	if (use_flush == 1) {
+		flush_one(s, s->peer_addr + (size_t)R_TARGET * s->stride,
+			  s->size, IBV_FLUSH_RANGE,
+			  "FLUSH of the range written", iter);
+		flush_one(s, s->peer_addr, 0, IBV_FLUSH_MR,
+			  "FLUSH of the whole MR", iter);
+	}
+	barrier(s);
+}
+#endif
+
 /* -u: what the UC stream saw, over all iterations. */
 struct uc_tally {
 	unsigned char *seen;	/* one per message number the peer sends */
@@ -743,7 +794,7 @@ int main(int argc, char **argv)
 	size_t size = 4096;
 	struct side s = { 0 };
 
-	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:uL:wA")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:s:m:n:t:uL:wAFG")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -756,12 +807,17 @@ int main(int argc, char **argv)
 		case 'L': min_pct = atoi(optarg); break;
 		case 'w': use_mw = 1; break;
 		case 'A': use_aw = 1; break;
+#ifdef RC_PEER_FLUSH
+		case 'F': use_flush = 1; break;
+		case 'G': use_flush = 2; break;
+#endif
 		default: fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s SIZE] [-m MTU] [-n ITERS] [-t TIMEOUT] [-u [-L PERCENT]] [-w] [-A] [SERVER]");
 		}
 	}
 	if (!dev || !size || size > (1u << 30) || iters < 1 ||
 	    ack_timeout < 0 || ack_timeout > 31 || min_pct < 0 || min_pct > 100 ||
-	    ((use_mw || use_aw) && qp_type == IBV_QPT_UC))
+	    ((use_mw || use_aw || use_flush) && qp_type == IBV_QPT_UC) ||
+	    (use_mw && use_flush))
 		fail("usage: rc_peer -d DEV -g GID_INDEX [-p PORT] [-s 1..1G] [-m MTU] [-n ITERS] [-t 0..31] [-u [-L 0..100] | -w | -A] [SERVER]");
 	if (optind < argc)
 		server = argv[optind];
@@ -795,6 +851,10 @@ int main(int argc, char **argv)
 		step_zero_send(&s, iter);
 		step_write(&s, me, iter, 1);
 		step_write(&s, me, iter, 0);
+#ifdef RC_PEER_FLUSH
+		if (use_flush)
+			step_flush(&s, iter);
+#endif
 		step_read(&s, me, iter);
 		step_atomics(&s, me, iter);
 		if (use_aw)
@@ -804,7 +864,8 @@ int main(int argc, char **argv)
 	barrier(&s);
 	teardown(&s);
 	printf("rc_peer: %d iterations of SEND x%d, zero SEND, WRITE_WITH_IMM, WRITE, READ, atomics%s%s, %zu B, MTU %d: all data intact\n",
-	       iters, BURST, use_aw ? ", ATOMIC WRITE" : "",
+	       iters, BURST, use_aw && use_flush == 1 ? ", ATOMIC WRITE, FLUSH" :
+	       use_aw ? ", ATOMIC WRITE" : use_flush == 1 ? ", FLUSH" : "",
 	       use_mw ? " (through memory windows)" : "", size, mtu);
 	return 0;
 }

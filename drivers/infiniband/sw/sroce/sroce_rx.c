@@ -245,7 +245,9 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
 	if (ulen < sizeof(struct udphdr) || ulen > skb->len)
 		return SROCE_CNT_RX_DROP_UDP_LEN;
 	l3len = skb_network_header_len(skb) + ulen;
-	if (icrc && !sroce_icrc_ok(skb_network_header(skb), l3len))
+	/* rdma_rxe's FLUSH carries an ICRC of its own making: taken too. */
+	if (icrc && !sroce_icrc_ok(skb_network_header(skb), l3len) &&
+	    !sroce_icrc_rxe_flush_ok(skb_network_header(skb), l3len))
 		return SROCE_CNT_RX_DROP_ICRC;
 	if (sroce_parse(udp_hdr(skb) + 1, ulen - sizeof(struct udphdr), 0,
 			pkt) != SROCE_PARSE_OK)

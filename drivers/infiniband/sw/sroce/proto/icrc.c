@@ -113,3 +113,37 @@ bool sroce_icrc_ok(const void *l3, size_t len)
 	return sroce_icrc_calc(l3, len, &icrc) &&
 	       icrc == sroce_icrc_get((const u8 *)l3 + len - SROCE_ICRC_LEN);
 }
+
+bool sroce_icrc_rxe_flush_ok(const void *l3, size_t len)
+{
+	const u8 *p = l3;
+	size_t iplen, hlen, tlen = SROCE_BTH_LEN + SROCE_FETH_LEN +
+				   SROCE_RETH_LEN;
+	u32 crc;
+
+	if (len < 1)
+		return false;
+	switch (p[0] >> 4) {
+	case 4:
+		if (p[0] != 0x45)
+			return false;
+		iplen = SROCE_IPV4_HLEN;
+		break;
+	case 6:
+		iplen = SROCE_IPV6_HLEN;
+		break;
+	default:
+		return false;
+	}
+	if (len != iplen + SROCE_UDP_HLEN + tlen + SROCE_ICRC_LEN)
+		return false;
+	hlen = iplen + SROCE_UDP_HLEN;
+	/* RC FLUSH, no pad */
+	if (p[hlen] != 0x1c || (p[hlen + 1] & SROCE_BTH_PAD_MASK))
+		return false;
+	crc = sroce_icrc_begin(p, p + iplen, p + hlen);
+	crc = sroce_icrc_update(crc, p + hlen + SROCE_BTH_LEN,
+				tlen - SROCE_BTH_LEN);
+	crc = sroce_icrc_update(crc, p + hlen, tlen);
+	return sroce_icrc_final(crc) == sroce_icrc_get(p + len - SROCE_ICRC_LEN);
+}

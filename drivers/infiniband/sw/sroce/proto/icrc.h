@@ -77,4 +77,13 @@ bool sroce_icrc_calc(const void *l3, size_t len, u32 *icrc);
 /* True if the packet at @l3 (as above) carries a correct ICRC. */
 bool sroce_icrc_ok(const void *l3, size_t len);
 
+/*
+ * rdma_rxe (6.2 to at least 6.12) computes a FLUSH's ICRC as if the packet
+ * had a payload that started at the BTH: over the headers, then over BTH
+ * (unmasked), FETH and RETH once more. True if the packet at @l3 is an
+ * RC FLUSH whose ICRC is that one. It is still a CRC over every byte, so
+ * accepting it costs no integrity; sroce never sends it.
+ */
+bool sroce_icrc_rxe_flush_ok(const void *l3, size_t len);
+
 #endif /* SROCE_PROTO_ICRC_H */
