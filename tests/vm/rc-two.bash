@@ -134,8 +134,9 @@ mc_two_both() {
 # each side talks to the other's, UD datagrams go both ways. On a lossy
 # link only what recovers from loss runs (RC data; the CM's MADs are
 # retried by the CM): a UD ping-pong would wait for ever for a lost
-# datagram, ibv_srq_pingpong, like ibv_rc_pingpong, has no closing
-# handshake (see rc_two_main), and perftest -R races (below).
+# datagram, ibv_srq_pingpong and rdma_server/rdma_client, like
+# ibv_rc_pingpong, have no closing handshake (see rc_two_main), and
+# perftest -R races (below).
 rc_two_cm() {
 	local dev=$1 gid4=$2 lossy=${3:-} t
 	ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" \
@@ -144,13 +145,19 @@ rc_two_cm() {
 		"rping -c -a @PEER@ -p @PORT@ -C 20 -S 1000 -V"
 	cm_two_both "ucmatose 2 connections" "ucmatose -b @ME@ -p @PORT@ -c 2 -C 20" \
 		"ucmatose -s @PEER@ -p @PORT@ -c 2 -C 20"
-	cm_two_both "rdma_server/rdma_client" "rdma_server -p @PORT@" \
-		"rdma_client -s @PEER@ -p @PORT@"
 	cm_two_both "rstream 64 KiB" "rstream -p @PORT@ -S 65536 -C 50" \
 		"rstream -s @PEER@ -p @PORT@ -S 65536 -C 50"
 	cm_two_both "riostream 64 KiB" "riostream -p @PORT@ -S 65536 -C 50" \
 		"riostream -s @PEER@ -p @PORT@ -S 65536 -C 50"
 	[ -n "$lossy" ] && return
+	# rdma_server/rdma_client have no closing handshake either: the
+	# client, done first, destroys its QP, and when the ACK of the
+	# server's reply is lost the server's resends meet no QP. A correct
+	# server ends in RETRY_EXC_ERR (and rdma_server still exits 0);
+	# rdma_rxe 6.1's requester stalled there for good under 1% loss
+	# (rxe-differences.rst, 4), so the server hung. Clean links only.
+	cm_two_both "rdma_server/rdma_client" "rdma_server -p @PORT@" \
+		"rdma_client -s @PEER@ -p @PORT@"
 	# Multicast: datagrams, so on a clean link only.
 	mc_two_both 239.1.2.4
 	# perftest -R races under loss: the server listens for its data
