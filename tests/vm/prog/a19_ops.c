@@ -11,9 +11,9 @@
  * QP without remote write or without responder resources (REM_INV_REQ),
  * an MR without remote write or a VA past its end (REM_ACCESS); the
  * target is untouched. Refused at post: ibv_post_send (no room for the
- * bytes: EINVAL); at creation: UC and UD (EOPNOTSUPP).
- * FLUSH (libibverbs 44 has no wr_flush: creation refuses it; a19_wire
- * and flush_ops, under libibverbs 56.1, send them): the device
+ * bytes: EINVAL); at creation on UC and UD: wr_api.
+ * FLUSH (libibverbs 44 has no wr_flush: wr_api; a19_wire and flush_ops,
+ * under libibverbs 56.1, send them): the device
  * capabilities, a QP that allows both kinds of FLUSH, and which MRs may
  * grant them on this kernel. Prints TAP; exits non-zero if a check failed.
  */
@@ -92,117 +92,30 @@ static long mem_diff(const struct mem *m)
 	return -1;
 }
 
-struct pair {
-	struct ibv_cq *cq;
-	struct ibv_qp *a, *b;	/* a sends, b answers */
-	struct ibv_qp_ex *ax;
-};
-
 /* Responder b: its access flags and responder resources. */
 struct resp_cfg {
 	int access;
 	uint8_t max_dest_rd_atomic;
 };
 
-static int to_rts(struct ibv_qp *qp, uint32_t dqpn, const struct resp_cfg *c)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = c->access,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = c->max_dest_rd_atomic;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.dgid = gid;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 static const struct resp_cfg full = { ACC_ALL, 4 };
 
-static int pair_new(struct pair *p, const struct resp_cfg *bc)
-{
-	struct ibv_qp_init_attr_ex ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = DEPTH, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD |
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = pd,
-		.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE |
-				  IBV_QP_EX_WITH_RDMA_WRITE |
-				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
-	};
+#define A19_OPS	(IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE | \
+		 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
-	memset(p, 0, sizeof(*p));
-	p->cq = ibv_create_cq(ctx, 2 * DEPTH, NULL, NULL, 0);
-	if (!p->cq)
-		return -1;
-	ia.send_cq = p->cq;
-	ia.recv_cq = p->cq;
-	p->a = ibv_create_qp_ex(ctx, &ia);
-	p->b = ibv_create_qp_ex(ctx, &ia);
-	if (!p->a || !p->b)
-		return -1;
-	p->ax = ibv_qp_to_qp_ex(p->a);
-	return to_rts(p->a, p->b->qp_num, &full) ||
-	       to_rts(p->b, p->a->qp_num, bc) ? -1 : 0;
+static int pair_new(struct tap_pair *p, const struct resp_cfg *bc)
+{
+	return tap_pair_new(p, pd, gidx, &gid, A19_OPS, DEPTH, bc->access,
+			    bc->max_dest_rd_atomic);
 }
 
-static void pair_free(struct pair *p)
-{
-	if (p->a)
-		ibv_destroy_qp(p->a);
-	if (p->b)
-		ibv_destroy_qp(p->b);
-	if (p->cq)
-		ibv_destroy_cq(p->cq);
-}
-
-/* The next completion within 10 s: 1, or 0 with nothing. */
-static int next_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	time_t end = time(NULL) + 10;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0;
-	} while (time(NULL) < end);
-	return 0;
-}
 
 static const unsigned char bytes8[8] = {
 	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
 };
 
 /* One signaled ATOMIC WRITE of @src to @raddr under @rkey, posted alone. */
-static int post_aw(struct pair *p, uint64_t wr_id, uint32_t rkey,
+static int post_aw(struct tap_pair *p, uint64_t wr_id, uint32_t rkey,
 		   uint64_t raddr, const void *src)
 {
 	ibv_wr_start(p->ax);
@@ -220,7 +133,7 @@ static void happy(void)
 	uint64_t got = 0, v;
 	struct mem t = {}, s = {};
 	struct ibv_wc wc[3];
-	struct pair p = {};
+	struct tap_pair p = {};
 	int i, ok_wc = 1;
 
 	if (!check(!mem_new(&t, 0x11, ACC_ALL) && !mem_new(&s, 0x77, ACC_ALL) &&
@@ -245,7 +158,7 @@ static void happy(void)
 	if (!check(!ibv_wr_complete(p.ax), "a batch of WRITE and 2 ATOMIC WRITEs posts"))
 		goto out;
 	for (i = 0; i < 3; i++) {
-		if (!next_wc(p.cq, &wc[i]) || wc[i].status != IBV_WC_SUCCESS ||
+		if (!tap_next_wc(p.cq, &wc[i]) || wc[i].status != IBV_WC_SUCCESS ||
 		    wc[i].wr_id != (uint64_t)i + 1) {
 			ok_wc = 0;
 			break;
@@ -274,7 +187,7 @@ static void happy(void)
 	p.ax->wr_id = 4;
 	ibv_wr_atomic_fetch_add(p.ax, t.mr->rkey, (uintptr_t)t.p + 512, 5);
 	ibv_wr_set_sge(p.ax, s.mr->lkey, (uintptr_t)s.p + 1024, 8);
-	check(!ibv_wr_complete(p.ax) && next_wc(p.cq, &wc[0]) &&
+	check(!ibv_wr_complete(p.ax) && tap_next_wc(p.cq, &wc[0]) &&
 	      wc[0].status == IBV_WC_SUCCESS &&
 	      !memcmp(s.p + 1024, &v, 8) &&
 	      (memcpy(&got, t.p + 512, 8), got == v + 5),
@@ -295,7 +208,7 @@ static void happy(void)
 	}
 	ok_wc = !ibv_wr_complete(p.ax);
 	for (i = 0; ok_wc && i < 10; i++)
-		ok_wc = next_wc(p.cq, &wc[0]) &&
+		ok_wc = tap_next_wc(p.cq, &wc[0]) &&
 			wc[0].status == IBV_WC_SUCCESS &&
 			wc[0].wr_id == 10u + i;
 	check(ok_wc && mem_diff(&t) < 0,
@@ -303,7 +216,7 @@ static void happy(void)
 	check(!ibv_query_device(ctx, &dev) && dev.atomic_cap == IBV_ATOMIC_HCA,
 	      "atomic_cap is ATOMIC_HCA: ATOMIC WRITE is atomic with the others too");
 out:
-	pair_free(&p);
+	tap_pair_free(&p);
 	mem_free(&t);
 	mem_free(&s);
 }
@@ -318,20 +231,20 @@ static void refused_by_responder(const char *what, const struct resp_cfg *bc,
 {
 	struct mem t = {};
 	struct ibv_wc wc = {};
-	struct pair p = {};
+	struct tap_pair p = {};
 	int got;
 
 	if (!check(!mem_new(&t, 0x33, mr_access) && !pair_new(&p, bc),
 		   "%s: a pair and the target MR", what))
 		goto out;
 	got = !post_aw(&p, 7, t.mr->rkey, (uintptr_t)t.p + off, bytes8) &&
-	      next_wc(p.cq, &wc);
+	      tap_next_wc(p.cq, &wc);
 	check(got && wc.wr_id == 7 && wc.status == want,
 	      "%s: %s (got %s)", what, ibv_wc_status_str(want),
 	      got ? ibv_wc_status_str(wc.status) : "no completion");
 	check(mem_diff(&t) < 0, "%s: the target is untouched", what);
 out:
-	pair_free(&p);
+	tap_pair_free(&p);
 	mem_free(&t);
 }
 
@@ -341,21 +254,7 @@ static void refusals(void)
 		ACC_ALL & ~IBV_ACCESS_REMOTE_WRITE, 4 };
 	static const struct resp_cfg no_res = { ACC_ALL, 0 };
 	struct ibv_send_wr wr = { .opcode = IBV_WR_ATOMIC_WRITE }, *bad;
-	struct ibv_cq *cq = ibv_create_cq(ctx, DEPTH, NULL, NULL, 0);
-	struct ibv_qp_init_attr_ex ia = {
-		.send_cq = cq, .recv_cq = cq,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD |
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = pd,
-		.send_ops_flags = IBV_QP_EX_WITH_SEND |
-				  IBV_QP_EX_WITH_ATOMIC_WRITE,
-	};
-	static const enum ibv_qp_type types[] = { IBV_QPT_UC, IBV_QPT_UD };
-	const uint64_t with_flush = 1 << 11;	/* rdma-core 45's */
-	struct ibv_qp *qp;
-	struct pair p = {};
+	struct tap_pair p = {};
 
 	refused_by_responder("VA not 8-byte aligned", &full, ACC_ALL, 516,
 			     IBV_WC_REM_INV_REQ_ERR);
@@ -373,28 +272,7 @@ static void refusals(void)
 	if (check(!pair_new(&p, &full), "a pair for ibv_post_send"))
 		check(ibv_post_send(p.a, &wr, &bad) == EINVAL && bad == &wr,
 		      "ibv_post_send of an ATOMIC WRITE (no room for its bytes): EINVAL");
-	pair_free(&p);
-	for (size_t i = 0; i < 2; i++) {
-		ia.qp_type = types[i];
-		errno = 0;
-		qp = ibv_create_qp_ex(ctx, &ia);
-		check(!qp && errno == EOPNOTSUPP,
-		      "send_ops_flags with ATOMIC_WRITE on %s: EOPNOTSUPP (errno %d)",
-		      i ? "UD" : "UC", errno);
-		if (qp)
-			ibv_destroy_qp(qp);
-	}
-	/* Debian 12's libibverbs (44) has no slot for wr_flush. */
-	ia.qp_type = IBV_QPT_RC;
-	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | with_flush;
-	errno = 0;
-	qp = ibv_create_qp_ex(ctx, &ia);
-	check(!qp && errno == EOPNOTSUPP,
-	      "send_ops_flags with FLUSH under libibverbs 44: EOPNOTSUPP (errno %d)",
-	      errno);
-	if (qp)
-		ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
+	tap_pair_free(&p);
 }
 
 /* Linux 6.2 brought FLUSH's access flags: the core refuses them before. */
@@ -420,7 +298,7 @@ static void flush_setup(void)
 	};
 	struct ibv_qp_attr got = {};
 	struct ibv_mr *mr;
-	struct pair p = {};
+	struct tap_pair p = {};
 	void *buf = malloc(LEN);
 	uint64_t caps;
 
@@ -462,7 +340,7 @@ static void flush_setup(void)
 	      "a QP in RTS takes both FLUSH rights, and query_qp shows them (0x%x)",
 	      got.qp_access_flags);
 out:
-	pair_free(&p);
+	tap_pair_free(&p);
 	free(buf);
 }
 

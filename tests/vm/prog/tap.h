@@ -119,20 +119,18 @@ static __attribute__((unused)) int ud_qp_to_rts(struct ibv_qp *qp,
 
 /*
  * An RC (or UC) QP from RESET to RTS on port 1, towards QP @dqpn at @dgid
- * through GID @gidx, path MTU 1024, both PSNs 0x100, the peer allowed to
- * write (and for RC to read and do atomics): 0, or -1.
+ * through GID @gidx, path MTU 1024, both PSNs 0x100, the peer allowed
+ * @access, with @res responder resources (RC): 0, or -1.
  */
-static __attribute__((unused)) int rc_qp_to_rts(struct ibv_qp *qp,
-						uint32_t dqpn, int gidx,
-						const union ibv_gid *dgid)
+static __attribute__((unused)) int qp_to_rts(struct ibv_qp *qp, uint32_t dqpn,
+					     int gidx,
+					     const union ibv_gid *dgid,
+					     int access, int res)
 {
 	int uc = qp->qp_type == IBV_QPT_UC;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   (uc ? 0 : IBV_ACCESS_REMOTE_READ |
-					     IBV_ACCESS_REMOTE_ATOMIC),
+		.qp_access_flags = access,
 	};
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -143,7 +141,7 @@ static __attribute__((unused)) int rc_qp_to_rts(struct ibv_qp *qp,
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = dqpn;
 	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 4;
+	a.max_dest_rd_atomic = res;
 	a.min_rnr_timer = 1;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
@@ -168,6 +166,75 @@ static __attribute__((unused)) int rc_qp_to_rts(struct ibv_qp *qp,
 				       IBV_QP_MAX_QP_RD_ATOMIC)) ? -1 : 0;
 }
 
+/* qp_to_rts() letting the peer write (and for RC read and do atomics). */
+static __attribute__((unused)) int rc_qp_to_rts(struct ibv_qp *qp,
+						uint32_t dqpn, int gidx,
+						const union ibv_gid *dgid)
+{
+	int uc = qp->qp_type == IBV_QPT_UC;
+
+	return qp_to_rts(qp, dqpn, gidx, dgid,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			 (uc ? 0 : IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC), 4);
+}
+
+/* Two RC QPs of one device that talk to each other through one CQ. */
+struct tap_pair {
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;		/* a asks, b answers */
+	struct ibv_qp_ex *ax;		/* a, for the ibv_wr_* API */
+};
+
+/*
+ * A pair with send_ops_flags @ops, @depth send WRs each, in RTS over GID
+ * @gidx (@gid); b allows @b_access and has @b_res responder resources:
+ * 0, or -1 (tap_pair_free() still frees what was made).
+ */
+static __attribute__((unused)) int
+tap_pair_new(struct tap_pair *p, struct ibv_pd *pd, int gidx,
+	     const union ibv_gid *gid, uint64_t ops, int depth, int b_access,
+	     int b_res)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = depth, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = ops,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->cq = ibv_create_cq(pd->context, 2 * depth, NULL, NULL, 0);
+	if (!p->cq)
+		return -1;
+	ia.send_cq = p->cq;
+	ia.recv_cq = p->cq;
+	p->a = ibv_create_qp_ex(pd->context, &ia);
+	p->b = ibv_create_qp_ex(pd->context, &ia);
+	if (!p->a || !p->b)
+		return -1;
+	p->ax = ibv_qp_to_qp_ex(p->a);
+	return qp_to_rts(p->a, p->b->qp_num, gidx, gid,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+			 4) ||
+	       qp_to_rts(p->b, p->a->qp_num, gidx, gid, b_access, b_res) ?
+	       -1 : 0;
+}
+
+static __attribute__((unused)) void tap_pair_free(struct tap_pair *p)
+{
+	if (p->a)
+		ibv_destroy_qp(p->a);
+	if (p->b)
+		ibv_destroy_qp(p->b);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+}
+
 /* CLOCK_MONOTONIC in milliseconds. */
 static __attribute__((unused)) long long tap_now_ms(void)
 {
@@ -175,6 +242,21 @@ static __attribute__((unused)) long long tap_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The next completion of @cq within 10 s, into @wc: 1, else 0. */
+static __attribute__((unused)) int tap_next_wc(struct ibv_cq *cq,
+					       struct ibv_wc *wc)
+{
+	long long end = tap_now_ms() + 10000;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n > 0;
+	} while (tap_now_ms() < end);
+	return 0;
 }
 
 /*

@@ -138,20 +138,6 @@ static void pair_free(struct pair *p)
 	ibv_destroy_cq(p->rcq);
 }
 
-/* The next completion of @cq within 10 s: 1, or 0 with nothing. */
-static int next_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	time_t end = time(NULL) + 10;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0;
-	} while (time(NULL) < end);
-	return 0;
-}
-
 /* Nothing arrives on @cq within 50 ms. */
 static int quiet(struct ibv_cq *cq)
 {
@@ -169,7 +155,7 @@ static const char *expect_wcs(struct ibv_cq *cq, int n, const int *ops,
 	struct ibv_wc wc;
 
 	for (int i = 0; i < n; i++) {
-		if (!next_wc(cq, &wc)) {
+		if (!tap_next_wc(cq, &wc)) {
 			snprintf(why, len, "completion %d of %d missing", i + 1, n);
 			return why;
 		}
@@ -206,7 +192,7 @@ static const char *expect_recvs(struct pair *p, int n, const uint32_t *len,
 	struct ibv_wc wc;
 
 	for (int i = 0; i < n; i++) {
-		if (!next_wc(p->rcq, &wc) || wc.status != IBV_WC_SUCCESS ||
+		if (!tap_next_wc(p->rcq, &wc) || wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != 100u + i || wc.byte_len != len[i] ||
 		    !!(wc.wc_flags & IBV_WC_WITH_IMM) != !!imm[i] ||
 		    (imm[i] && ntohl(wc.imm_data) != imm[i])) {
@@ -400,7 +386,7 @@ static int b_write(struct pair *p, struct mem *s, struct mem *d, uint32_t rkey,
 	}, *bad;
 	struct ibv_wc wc;
 
-	if (ibv_post_send(p->b, &wr, &bad) || !next_wc(p->scq, &wc) ||
+	if (ibv_post_send(p->b, &wr, &bad) || !tap_next_wc(p->scq, &wc) ||
 	    wc.wr_id != 31)
 		return -1;
 	return wc.status;
@@ -488,6 +474,10 @@ static void refused(void)
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW, "BIND_MW on UD" },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, "RDMA_READ on UC" },
 		{ IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, "RDMA_WRITE on UD" },
+		{ IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_WRITE, "ATOMIC_WRITE on UC" },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_ATOMIC_WRITE, "ATOMIC_WRITE on UD" },
+		/* rdma-core 45's WITH_FLUSH: libibverbs 44 has no wr_flush */
+		{ IBV_QPT_RC, 1 << 11, "FLUSH on RC under libibverbs 44" },
 	};
 	struct ibv_qp *qp;
 

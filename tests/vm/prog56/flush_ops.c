@@ -42,105 +42,15 @@ static int gidx, has_flush;
 static unsigned char *mem, *src;
 static struct ibv_mr *mr, *mr_src;
 
-struct pair {
-	struct ibv_cq *cq;
-	struct ibv_qp *a, *b;
-	struct ibv_qp_ex *ax;
-};
-
-static int to_rts(struct ibv_qp *qp, uint32_t dqpn, int access)
+static int pair_new(struct tap_pair *p, int b_access)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = access,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.dgid = gid;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-/* a asks, b answers with @b_access. */
-static int pair_new(struct pair *p, int b_access)
-{
-	struct ibv_qp_init_attr_ex ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = DEPTH, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD |
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = pd,
-		.send_ops_flags = IBV_QP_EX_WITH_FLUSH |
-				  IBV_QP_EX_WITH_RDMA_WRITE |
-				  IBV_QP_EX_WITH_ATOMIC_WRITE,
-	};
-
-	memset(p, 0, sizeof(*p));
-	p->cq = ibv_create_cq(ctx, 2 * DEPTH, NULL, NULL, 0);
-	if (!p->cq)
-		return -1;
-	ia.send_cq = p->cq;
-	ia.recv_cq = p->cq;
-	p->a = ibv_create_qp_ex(ctx, &ia);
-	p->b = ibv_create_qp_ex(ctx, &ia);
-	if (!p->a || !p->b)
-		return -1;
-	p->ax = ibv_qp_to_qp_ex(p->a);
-	return to_rts(p->a, p->b->qp_num, ACC_QP) ||
-	       to_rts(p->b, p->a->qp_num, b_access) ? -1 : 0;
-}
-
-static void pair_free(struct pair *p)
-{
-	if (p->a)
-		ibv_destroy_qp(p->a);
-	if (p->b)
-		ibv_destroy_qp(p->b);
-	if (p->cq)
-		ibv_destroy_cq(p->cq);
-}
-
-static int next_wc(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	time_t end = time(NULL) + 10;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0;
-	} while (time(NULL) < end);
-	return 0;
+	return tap_pair_new(p, pd, gidx, &gid, IBV_QP_EX_WITH_FLUSH |
+			    IBV_QP_EX_WITH_RDMA_WRITE |
+			    IBV_QP_EX_WITH_ATOMIC_WRITE, DEPTH, b_access, 4);
 }
 
 /* One FLUSH, posted alone: 0, or the errno of ibv_wr_complete(). */
-static int post_flush(struct pair *p, uint64_t wr_id, uint32_t rkey,
+static int post_flush(struct tap_pair *p, uint64_t wr_id, uint32_t rkey,
 		      uint64_t addr, size_t len, uint8_t type, uint8_t level)
 {
 	ibv_wr_start(p->ax);
@@ -151,7 +61,7 @@ static int post_flush(struct pair *p, uint64_t wr_id, uint32_t rkey,
 }
 
 /* One FLUSH and its completion: NULL, or why it was not @want. */
-static const char *flush_wc(struct pair *p, uint64_t wr_id, uint32_t rkey,
+static const char *flush_wc(struct tap_pair *p, uint64_t wr_id, uint32_t rkey,
 			    uint64_t addr, size_t len, uint8_t type,
 			    uint8_t level, enum ibv_wc_status want)
 {
@@ -160,7 +70,7 @@ static const char *flush_wc(struct pair *p, uint64_t wr_id, uint32_t rkey,
 
 	if (post_flush(p, wr_id, rkey, addr, len, type, level))
 		return "posting failed";
-	if (!next_wc(p->cq, &wc))
+	if (!tap_next_wc(p->cq, &wc))
 		return "no completion";
 	if (wc.wr_id != wr_id || wc.status != want ||
 	    (want == IBV_WC_SUCCESS &&
@@ -178,7 +88,7 @@ static void flushes(void)
 	unsigned char want[256], v[8] = { 9, 8, 7, 6, 5, 4, 3, 2 };
 	const char *err;
 	struct ibv_wc wc;
-	struct pair p = {};
+	struct tap_pair p = {};
 	int i;
 
 	if (!check(!pair_new(&p, ACC_QP),
@@ -191,7 +101,7 @@ static void flushes(void)
 	p.ax->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_rdma_write(p.ax, mr->rkey, (uintptr_t)mem + 512);
 	ibv_wr_set_sge(p.ax, mr_src->lkey, (uintptr_t)src, sizeof(want));
-	check(!ibv_wr_complete(p.ax) && next_wc(p.cq, &wc) &&
+	check(!ibv_wr_complete(p.ax) && tap_next_wc(p.cq, &wc) &&
 	      wc.status == IBV_WC_SUCCESS, "a WRITE of 256 bytes");
 	check(post_flush(&p, 6, mr->rkey, (uintptr_t)mem, 8, 0,
 			 IBV_FLUSH_RANGE) == EINVAL,
@@ -237,19 +147,19 @@ static void flushes(void)
 	p.ax->wr_id = 5;
 	p.ax->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_atomic_write(p.ax, mr->rkey, (uintptr_t)mem + 1024, v);
-	check(!ibv_wr_complete(p.ax) && next_wc(p.cq, &wc) &&
+	check(!ibv_wr_complete(p.ax) && tap_next_wc(p.cq, &wc) &&
 	      wc.status == IBV_WC_SUCCESS &&
 	      wc.opcode == IBV_WC_ATOMIC_WRITE && !memcmp(mem + 1024, v, 8),
 	      "an ATOMIC WRITE beside them, under libibverbs 56.1");
 out:
-	pair_free(&p);
+	tap_pair_free(&p);
 }
 
 static void refused(const char *what, int b_access, struct ibv_mr *m,
 		    uint64_t addr, size_t len, uint8_t type,
 		    enum ibv_wc_status want)
 {
-	struct pair p = {};
+	struct tap_pair p = {};
 	const char *err;
 
 	if (!check(!pair_new(&p, b_access), "%s: a pair", what))
@@ -258,7 +168,7 @@ static void refused(const char *what, int b_access, struct ibv_mr *m,
 	check(!err, "%s: %s (%s)", what, ibv_wc_status_str(want),
 	      err ? err : "ok");
 out:
-	pair_free(&p);
+	tap_pair_free(&p);
 }
 
 int main(int argc, char **argv)

@@ -266,6 +266,23 @@ access:
 	return -EACCES;
 }
 
+/*
+ * The gate for a request's remote access under @rkey; refused, the
+ * request gets a Remote Access NAK and the QP goes to ERR.
+ */
+static int sroce_resp_gate(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			   u32 rkey, u64 va, u64 len, int need,
+			   struct sroce_mr **mr)
+{
+	int ret = sroce_mr_check(qp->sdev, rkey, true, qp->pd,
+				 qp->ibqp.qp_num, va, len, need, mr);
+
+	if (ret)
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+				 IB_EVENT_QP_ACCESS_ERR);
+	return ret;
+}
+
 static struct sroce_rd_res *sroce_resp_new_res(struct sroce_qp *qp)
 {
 	struct sroce_rd_res *res = &qp->resp.res[qp->resp.res_next];
@@ -381,14 +398,10 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return -EINVAL;
 	}
 
-	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
-			     qp->ibqp.qp_num, pkt->f.reth.va, pkt->f.reth.len,
-			     IB_ACCESS_REMOTE_READ, &mr);
-	if (ret) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
-				 IB_EVENT_QP_ACCESS_ERR);
+	ret = sroce_resp_gate(qp, pkt, pkt->f.reth.rkey, pkt->f.reth.va,
+			      pkt->f.reth.len, IB_ACCESS_REMOTE_READ, &mr);
+	if (ret)
 		return ret;
-	}
 	sroce_mr_access_end(mr);
 	npsn = max_t(u32, 1, DIV_ROUND_UP_ULL((u64)pkt->f.reth.len, qp->mtu));
 	res = sroce_resp_new_res(qp);
@@ -420,14 +433,10 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 				 IB_EVENT_QP_REQ_ERR);
 		return -EINVAL;
 	}
-	ret = sroce_mr_check(qp->sdev, pkt->f.atmeth.rkey, true, qp->pd,
-			     qp->ibqp.qp_num, va, sizeof(u64),
-			     IB_ACCESS_REMOTE_ATOMIC, &mr);
-	if (ret) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
-				 IB_EVENT_QP_ACCESS_ERR);
+	ret = sroce_resp_gate(qp, pkt, pkt->f.atmeth.rkey, va, sizeof(u64),
+			      IB_ACCESS_REMOTE_ATOMIC, &mr);
+	if (ret)
 		return ret;
-	}
 	/* One lock per device makes each atomic indivisible from the others. */
 	spin_lock_bh(&qp->sdev->atomic_lock);
 	ret = sroce_dma_copy(mr, va, &orig, sizeof(orig), SROCE_DMA_FROM_MR);
@@ -510,17 +519,15 @@ static int sroce_resp_atomic_write(struct sroce_qp *qp,
 				 IB_EVENT_QP_REQ_ERR);
 		return -EINVAL;
 	}
-	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
-			     qp->ibqp.qp_num, va, sizeof(u64),
-			     IB_ACCESS_REMOTE_WRITE, &mr);
-	if (!ret) {
-		memcpy(&val, pkt->bth + pkt->pay_off, sizeof(val));
-		spin_lock_bh(&qp->sdev->atomic_lock);
-		ret = sroce_dma_walk(mr, va, sizeof(u64), sroce_resp_store64,
-				     &val);
-		spin_unlock_bh(&qp->sdev->atomic_lock);
-		sroce_mr_access_end(mr);
-	}
+	ret = sroce_resp_gate(qp, pkt, pkt->f.reth.rkey, va, sizeof(u64),
+			      IB_ACCESS_REMOTE_WRITE, &mr);
+	if (ret)
+		return ret;
+	memcpy(&val, pkt->bth + pkt->pay_off, sizeof(val));
+	spin_lock_bh(&qp->sdev->atomic_lock);
+	ret = sroce_dma_walk(mr, va, sizeof(u64), sroce_resp_store64, &val);
+	spin_unlock_bh(&qp->sdev->atomic_lock);
+	sroce_mr_access_end(mr);
 	if (ret) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
 				 IB_EVENT_QP_ACCESS_ERR);
@@ -550,14 +557,10 @@ static int sroce_resp_rdma_flush(struct sroce_qp *qp,
 		need |= SROCE_ACCESS_FLUSH_PERSISTENT;
 	if (pkt->f.feth.level == SROCE_FLUSH_MR || !pkt->f.reth.len)
 		need |= SROCE_ACC_KEY_ONLY;
-	ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
-			     qp->ibqp.qp_num, pkt->f.reth.va, pkt->f.reth.len,
-			     need, &mr);
-	if (ret) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
-				 IB_EVENT_QP_ACCESS_ERR);
+	ret = sroce_resp_gate(qp, pkt, pkt->f.reth.rkey, pkt->f.reth.va,
+			      pkt->f.reth.len, need, &mr);
+	if (ret)
 		return ret;
-	}
 	sroce_mr_access_end(mr);
 	/* Every store placed before the FLUSH is visible before its answer. */
 	smp_mb();

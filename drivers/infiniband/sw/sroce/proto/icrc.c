@@ -75,27 +75,30 @@ u32 sroce_icrc_begin(const void *iph, const void *udph, const void *bth)
 	return sroce_icrc_update(SROCE_ICRC_SEED, ps, n);
 }
 
-bool sroce_icrc_calc(const void *l3, size_t len, u32 *icrc)
+/* The IP header's length, or 0 for one the ICRC cannot be made over. */
+static size_t sroce_icrc_iplen(const u8 *p, size_t len)
 {
-	const u8 *p = l3;
-	size_t iplen, hlen;
-	u32 crc;
-
 	if (len < 1)
-		return false;
+		return 0;
 	switch (p[0] >> 4) {
 	case 4:
 		/* IHL 5: RoCEv2 peers never send IPv4 options */
-		if (p[0] != 0x45)
-			return false;
-		iplen = SROCE_IPV4_HLEN;
-		break;
+		return p[0] == 0x45 ? SROCE_IPV4_HLEN : 0;
 	case 6:
-		iplen = SROCE_IPV6_HLEN;
-		break;
+		return SROCE_IPV6_HLEN;
 	default:
-		return false;
+		return 0;
 	}
+}
+
+bool sroce_icrc_calc(const void *l3, size_t len, u32 *icrc)
+{
+	const u8 *p = l3;
+	size_t iplen = sroce_icrc_iplen(p, len), hlen;
+	u32 crc;
+
+	if (!iplen)
+		return false;
 	hlen = iplen + SROCE_UDP_HLEN + SROCE_BTH_LEN;
 	if (len < hlen + SROCE_ICRC_LEN)
 		return false;
@@ -117,25 +120,11 @@ bool sroce_icrc_ok(const void *l3, size_t len)
 bool sroce_icrc_rxe_flush_ok(const void *l3, size_t len)
 {
 	const u8 *p = l3;
-	size_t iplen, hlen, tlen = SROCE_BTH_LEN + SROCE_FETH_LEN +
-				   SROCE_RETH_LEN;
+	size_t iplen = sroce_icrc_iplen(p, len), hlen;
+	size_t tlen = SROCE_BTH_LEN + SROCE_FETH_LEN + SROCE_RETH_LEN;
 	u32 crc;
 
-	if (len < 1)
-		return false;
-	switch (p[0] >> 4) {
-	case 4:
-		if (p[0] != 0x45)
-			return false;
-		iplen = SROCE_IPV4_HLEN;
-		break;
-	case 6:
-		iplen = SROCE_IPV6_HLEN;
-		break;
-	default:
-		return false;
-	}
-	if (len != iplen + SROCE_UDP_HLEN + tlen + SROCE_ICRC_LEN)
+	if (!iplen || len != iplen + SROCE_UDP_HLEN + tlen + SROCE_ICRC_LEN)
 		return false;
 	hlen = iplen + SROCE_UDP_HLEN;
 	/* RC FLUSH, no pad */
