@@ -56,8 +56,17 @@ run_ok "rdma link add $dev on $ND" rdma link add "$dev" type rxe netdev "$ND"
 gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
 ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
 
+# Not run at all on rdma_rxe: running them WARNs in its kernel, which
+# fails the VM run. ID=REASON.
+unsafe=(
+	# rxe 6.1 holds the QP a type 2B window is bound to: destroying the
+	# QP first WARNs in __rxe_cleanup() and frees it under the window.
+	"mw2-qp-gone=rdma_rxe 6.1 WARNs when a QP with a bound type 2B window is destroyed"
+)
+
 args=()
 for k in ${known[@]+"${known[@]}"}; do args+=(-k "$k"); done
+for k in "${unsafe[@]}"; do args+=(-s "$k"); done
 tap_merge rc_ops timeout 300 /usr/libexec/sroce/rc_ops ${args[@]+"${args[@]}"} "$@" "$dev" "${gid:-0}"
 
 run_ok "rdma link delete $dev" rdma link delete "$dev"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rc_ops [-k ID=REASON]... [-t GLOB]... DEVICE GID_INDEX: RC (and UC)
+ * rc_ops [-k ID=REASON]... [-s ID=REASON]... [-t GLOB]... DEVICE GID_INDEX: RC (and UC)
  * conformance on one device.
  *
  * Two RC QPs on DEVICE, "a" (the requester) and "b" (the responder), are
@@ -16,6 +16,9 @@
  * so a failure is an expected one and a pass ("ok ... # TODO") shows the
  * entry is stale. A capability the device does not have yet (memory
  * windows on sroce) is reported the same way, "# TODO not built: ...".
+ *
+ * -s ID=REASON does not run test ID on a reference device that its
+ * running would harm (a WARN in its kernel): "ok ... # SKIP REASON".
  *
  * -t GLOB runs only the tests whose ID matches one of the GLOBs (fnmatch):
  * report() is a macro that does not evaluate its test unless it is
@@ -39,6 +42,8 @@ static struct { const char *id, *why; } known[MAX_KNOWN];
 static int nknown;
 static const char *only[MAX_KNOWN];
 static int nonly;
+static struct { const char *id, *why; } unsafe[MAX_KNOWN];
+static int nunsafe;
 static struct rc *cur_rc;
 
 /* ---- TAP ---------------------------------------------------------------- */
@@ -53,11 +58,19 @@ static const char *known_why(const char *id)
 	return NULL;
 }
 
-/* Is test @id to run (-t)? */
+/* Is test @id to run (-t, -s)? A test -s names is reported as skipped. */
 int selected(const char *id)
 {
 	int i;
 
+	for (i = 0; i < nunsafe; i++) {
+		if (strcmp(unsafe[i].id, id))
+			continue;
+		ntest++;
+		printf("ok %d - %s: not run # SKIP %s\n", ntest, id,
+		       unsafe[i].why);
+		return 0;
+	}
 	for (i = 0; i < nonly; i++)
 		if (!fnmatch(only[i], id, 0))
 			return 1;
@@ -143,7 +156,7 @@ static int setup(struct rc *rc, const char *name, int gidx)
 
 static void usage(const char *me)
 {
-	fprintf(stderr, "usage: %s [-k ID=REASON]... [-t GLOB]... DEVICE GID_INDEX\n",
+	fprintf(stderr, "usage: %s [-k ID=REASON]... [-s ID=REASON]... [-t GLOB]... DEVICE GID_INDEX\n",
 		me);
 	exit(2);
 }
@@ -159,17 +172,23 @@ int main(int argc, char **argv)
 	char *eq;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:t:")) != -1) {
+	while ((c = getopt(argc, argv, "k:s:t:")) != -1) {
 		if (c == 't' && nonly < MAX_KNOWN) {
 			only[nonly++] = optarg;
 			continue;
 		}
-		if (c != 'k' || nknown == MAX_KNOWN)
+		if ((c != 'k' && c != 's') || nknown == MAX_KNOWN ||
+		    nunsafe == MAX_KNOWN)
 			usage(argv[0]);
 		eq = strchr(optarg, '=');
 		if (!eq)
 			usage(argv[0]);
 		*eq = '\0';
+		if (c == 's') {
+			unsafe[nunsafe].id = optarg;
+			unsafe[nunsafe++].why = eq + 1;
+			continue;
+		}
 		known[nknown].id = optarg;
 		known[nknown++].why = eq + 1;
 	}

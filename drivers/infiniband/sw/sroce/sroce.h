@@ -254,6 +254,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *h);
 int sroce_mw_gate(struct sroce_mr *win, u32 key, bool remote,
 		  struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
 		  int access_needed, struct sroce_mr **out);
+void sroce_mw_qp_gone(struct sroce_qp *qp);
 int sroce_mw_invalidate(struct sroce_mr *win, struct sroce_pd *pd, u32 key,
 			u32 qpn);
 

@@ -10,7 +10,8 @@
  * ibv_bind_mw() binds them again (length 0 unbinds). Type 2B windows are
  * bound by a BIND_MW work request to the QP that posted it, which alone
  * may use them, and only once invalid (LOCAL_INV, SEND_WITH_INV) can they
- * be bound again. Zero-based windows are not offered.
+ * be bound again; destroying their QP invalidates them too. Zero-based
+ * windows are not offered.
  *
  * Bind and invalidation rewrite the window under its lock. The MR counts
  * the windows bound to it (num_mw, under the MR's lock) and while it has
@@ -167,6 +168,8 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *h)
 		mr = NULL;
 		ret = 0;
 	}
+	if (!ret && win->mw.type == IB_MW_TYPE_2)
+		WRITE_ONCE(qp->bound_mw2, true);
 	spin_unlock_bh(&win->lock);
 	/* Refused: the MR we took goes back; bound: the one before it. */
 	if (mr)
@@ -231,4 +234,43 @@ int sroce_mw_invalidate(struct sroce_mr *win, struct sroce_pd *pd, u32 key,
 		return -EINVAL;
 	sroce_mw_release_mr(mr);
 	return 0;
+}
+
+/*
+ * @qp is being destroyed: the type 2B windows bound to it are invalid
+ * from now on, as if a LOCAL_INV had come (they can be bound again), so
+ * that no QP taking its QPN later reaches through them. Only a QP that
+ * ever bound one walks the key table. The engines have stopped.
+ */
+void sroce_mw_qp_gone(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_mr *win, *mr;
+	unsigned long i;
+
+	if (!READ_ONCE(qp->bound_mw2))
+		return;
+	rcu_read_lock();
+	xa_for_each(&sdev->mrs.xa, i, win) {
+		if (win->type != SROCE_MR_WINDOW || win->pd != qp->pd ||
+		    !refcount_inc_not_zero(&win->ref))
+			continue;
+		rcu_read_unlock();
+		mr = NULL;
+		spin_lock_bh(&win->lock);
+		if (win->mw.type == IB_MW_TYPE_2 &&
+		    win->mw.qpn == qp->ibqp.qp_num &&
+		    win->attr.state == SROCE_MR_VALID) {
+			win->attr.state = SROCE_MR_INVALID;
+			mr = win->mw.mr;
+			win->mw.mr = NULL;
+		}
+		spin_unlock_bh(&win->lock);
+		if (mr)
+			sroce_mw_release_mr(mr);
+		sroce_mr_put(win);
+		cond_resched();
+		rcu_read_lock();
+	}
+	rcu_read_unlock();
 }

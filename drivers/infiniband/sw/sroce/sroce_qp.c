@@ -239,6 +239,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_task_stop(qp);
 	/* Purge, and end an invalidation an engine still holds. */
 	sroce_task_reset(qp, 0);
+	sroce_mw_qp_gone(qp);
 	kfree(qp->resp.res);
 	sroce_qp_free_rings(qp);
 	dst_cache_destroy(&qp->dst_cache);

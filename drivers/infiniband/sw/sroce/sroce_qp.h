@@ -141,6 +141,8 @@ struct sroce_qp {
 	bool sig_all;
 	/* Groups attached to; under the device's mcast.lock. */
 	u32 num_mcast;
+	/* It bound a type 2B window once: destroy looks for its windows. */
+	bool bound_mw2;
 	/* Lookup by QPN: RCU + ref; destroy waits on done. */
 	refcount_t ref;
 	struct completion done;

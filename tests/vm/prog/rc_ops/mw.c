@@ -381,6 +381,61 @@ out:
 }
 
 /*
+ * A type 2B window bound through a QP that is then destroyed is invalid
+ * (as after a LOCAL_INV): b binds it again, and a WRITE through it lands.
+ * While it stayed valid, a QP given the same QPN later could use it.
+ */
+static const char *mw2_qp_gone(struct rc *rc)
+{
+	struct ibv_qp_cap cap;
+	struct ibv_send_wr wr;
+	struct ibv_qp *x = NULL;
+	struct ibv_wc wc;
+	struct mwt t;
+	const char *err;
+	int ret;
+
+	if ((err = mwt_init(rc, &t, IBV_MW_TYPE_2, MW_MR_ACCESS)))
+		goto out;
+	default_cap(rc, &cap);
+	x = qp_new(rc, rc->b.scq, rc->b.rcq, &cap);
+	if (!x || to_init(rc, x) || to_rtr(rc, x, x->qp_num, 0, &defaults) ||
+	    to_rts(rc, x, 0, &defaults)) {
+		err = fail("a QP connected to itself: %s", strerror(errno));
+		goto out;
+	}
+	wr_init(&wr, WR_BIND, IBV_WR_BIND_MW, NULL, 0, IBV_SEND_SIGNALED);
+	wr.bind_mw.mw = t.mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(t.mw->rkey);
+	wr.bind_mw.bind_info = mw_info(&t, MW_OFF, MW_LEN,
+				       IBV_ACCESS_REMOTE_WRITE);
+	ret = post(x, &wr);
+	if (ret) {
+		err = fail("ibv_post_send(BIND_MW) on x: %s", strerror(ret));
+		goto out;
+	}
+	if ((err = get_wc(rc->b.scq, "binder x", &wc, WR_BIND,
+			  IBV_WC_SUCCESS, IBV_WC_BIND_MW)))
+		goto out;
+	t.mw->rkey = wr.bind_mw.rkey;
+	ret = ibv_destroy_qp(x);
+	x = NULL;
+	if (ret) {
+		err = fail("ibv_destroy_qp(x): %s", strerror(ret));
+		goto out;
+	}
+	if (!(err = mw_bind(&t, MW_OFF, MW_LEN, IBV_ACCESS_REMOTE_WRITE,
+			    IBV_WC_SUCCESS)))
+		err = mw_access(&t, IBV_WR_RDMA_WRITE, MW_OFF, 10, t.rkey,
+				IBV_WC_SUCCESS);
+out:
+	if (x)
+		ibv_destroy_qp(x);
+	mwt_free(&t);
+	return err;
+}
+
+/*
  * Binds the MR or the window refuse, each completing with MW_BIND_ERR
  * and taking the QP to ERR: 0 an MR without MW_BIND (C10-73); 1 a window
  * past the MR's end (C10-75); 2 a writable window on an MR without
@@ -528,6 +583,7 @@ void t_mw_more(struct rc *rc)
 	report("mw2-bind-valid", mw2_life(rc, 1), "BIND_MW of a type 2B window still valid: MW_BIND_ERR, QP in ERR");
 	report("mw2-dealloc-bound", mw2_life(rc, 2), "ibv_dealloc_mw of a bound type 2B window succeeds; its rkey is REM_ACCESS_ERR");
 	report("mw2-other-qp", mw2_other_qp(rc), "type 2B window bound through another QP of the PD: REM_ACCESS_ERR on this one");
+	report("mw2-qp-gone", mw2_qp_gone(rc), "type 2B window whose QP was destroyed: invalid, bound again through b, a WRITE through it lands");
 	report("mw-bind-no-mw-bind", mw_bind_refused(rc, 0), "bind over an MR without MW_BIND access: MW_BIND_ERR, QP in ERR");
 	report("mw-bind-outside-mr", mw_bind_refused(rc, 1), "bind of a range past the MR's end: MW_BIND_ERR");
 	report("mw-bind-no-local-write", mw_bind_refused(rc, 2), "writable window over an MR without LOCAL_WRITE: MW_BIND_ERR");
