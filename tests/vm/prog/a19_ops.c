@@ -101,7 +101,7 @@ struct resp_cfg {
 static const struct resp_cfg full = { ACC_ALL, 4 };
 
 #define A19_OPS	(IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE | \
-		 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_BIND_MW)
 
 static int pair_new(struct tap_pair *p, const struct resp_cfg *bc)
 {
@@ -344,6 +344,50 @@ out:
 	free(buf);
 }
 
+/*
+ * A type 2B window may grant FLUSH where an MR may (6.2 on); on 6.1
+ * nothing may, windows included: the bind is MW_BIND_ERR.
+ */
+static void flush_window(void)
+{
+	int has = kernel_has_flush();
+	struct ibv_mw_bind_info info = {
+		.length = 64,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE | ACC_FLUSH_GLOBAL,
+	};
+	struct tap_pair p = {};
+	struct ibv_mr *mr = NULL;
+	struct ibv_mw *mw = NULL;
+	struct ibv_wc wc = {};
+	void *buf = malloc(LEN);
+	int got;
+
+	if (!check(buf && !pair_new(&p, &full) &&
+		   (mr = ibv_reg_mr(pd, buf, LEN, IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_MW_BIND)) &&
+		   (mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2)),
+		   "a pair, an MR that allows binds, a type 2B window"))
+		goto out;
+	info.mr = mr;
+	info.addr = (uintptr_t)buf;
+	ibv_wr_start(p.ax);
+	p.ax->wr_id = 3;
+	p.ax->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(p.ax, mw, ibv_inc_rkey(mw->rkey), &info);
+	got = !ibv_wr_complete(p.ax) && tap_next_wc(p.cq, &wc);
+	check(got && wc.status == (has ? IBV_WC_SUCCESS : IBV_WC_MW_BIND_ERR),
+	      "a type 2B window granting FLUSH_GLOBAL: %s (got %s)",
+	      has ? "bound" : "MW_BIND_ERR on 6.1",
+	      got ? ibv_wc_status_str(wc.status) : "no completion");
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	tap_pair_free(&p);
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	ctx = open_dev_gid(argc, argv, &gidx, &gid);
@@ -352,6 +396,7 @@ int main(int argc, char **argv)
 	happy();
 	refusals();
 	flush_setup();
+	flush_window();
 	check(!ibv_dealloc_pd(pd) && !ibv_close_device(ctx),
 	      "the PD and the device released");
 	return tap_done();

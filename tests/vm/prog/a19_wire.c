@@ -13,8 +13,9 @@
  * grant FLUSH; on 6.1 the NAK is Remote Access). Refusals, each NAKed
  * and the QP in ERR: ATOMIC WRITE to a VA not aligned, with a RETH length
  * not 8, through an MR without remote write, to a QP without responder
- * resources; FLUSH of persistence, with a reserved level, to a QP without
- * the FLUSH right, under an unknown R_Key at length 0. A FLUSH with a
+ * resources; FLUSH of persistence, with a reserved level, naming no
+ * placement type, to a QP without the FLUSH right, under an unknown R_Key
+ * at length 0. A FLUSH with a
  * payload is dropped at parse. sroce asking: the ATOMIC WRITE packet byte
  * by byte (ICRC included); completed by its READ_RESP_ONLY and by a plain
  * ACK; resent unchanged (its VA too) when nothing answers; an atomic ACK
@@ -404,6 +405,9 @@ static void refusals(void)
 		&f, bytes8, 8, NAK_INV);
 	flush_fields(&f, RQ0, SROCE_FLUSH_GLOBAL, 2, 0, 64);
 	refused("FLUSH with the reserved level 2", ACC_QP, 4, &f, NULL, 0,
+		NAK_INV);
+	flush_fields(&f, RQ0, 0, SROCE_FLUSH_MR, 0, 0);
+	refused("FLUSH that names no placement type", ACC_QP, 4, &f, NULL, 0,
 		NAK_INV);
 	flush_fields(&f, RQ0, SROCE_FLUSH_GLOBAL, SROCE_FLUSH_RANGE, 0, 64);
 	refused("FLUSH to a QP without the FLUSH right", ACC_ALL, 4, &f, NULL,

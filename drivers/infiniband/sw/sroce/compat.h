@@ -69,8 +69,12 @@ static_assert(SROCE_ACCESS_FLUSH_GLOBAL == IB_ACCESS_FLUSH_GLOBAL);
 static_assert(SROCE_ACCESS_FLUSH_PERSISTENT == IB_ACCESS_FLUSH_PERSISTENT);
 static_assert(SROCE_DEVICE_FLUSH_GLOBAL == IB_DEVICE_FLUSH_GLOBAL);
 static_assert(SROCE_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
+/* Rights a registration or bind may not grant here: none. */
+#define SROCE_ACC_UNOFFERED	0
 #else
 #define SROCE_DEVICE_A19_CAPS	SROCE_DEVICE_ATOMIC_WRITE
+/* 6.1's core knows no FLUSH right: nothing may grant one (windows too). */
+#define SROCE_ACC_UNOFFERED	SROCE_ACCESS_FLUSH_GLOBAL
 #endif
 
 #endif /* SROCE_COMPAT_H */

@@ -28,10 +28,12 @@
 				 SROCE_ACC_REMOTE_ATOMIC | \
 				 SROCE_ACC_FLUSH_GLOBAL)
 /*
- * Not a right but a way to check: the key, PD, state and rights even of
- * an access of length 0, and no range (a FLUSH of a whole MR, A19).
+ * Not a right but a way to check, in a bit no IB_ACCESS_* flag uses (a
+ * registration or bind never carries it): the key, PD, state and rights
+ * even of an access of length 0, and no range (a FLUSH of a whole MR,
+ * A19).
  */
-#define SROCE_ACC_KEY_ONLY	0x80000000u
+#define SROCE_ACC_KEY_ONLY	0x8000u
 #define SROCE_ACC_ALL		(SROCE_ACC_LOCAL | SROCE_ACC_REMOTE)
 
 /*

@@ -48,7 +48,7 @@ static_assert(SROCE_ACCESS_FLUSH_GLOBAL == SROCE_ACC_FLUSH_GLOBAL);
 /* The IB_ACCESS_* flags to keep, or a negative errno. */
 static int sroce_mr_access(int access)
 {
-	if (!sroce_mr_access_known(access))
+	if (!sroce_mr_access_known(access) || (access & SROCE_ACC_UNOFFERED))
 		return -EOPNOTSUPP;
 	if (!sroce_mr_access_consistent(access))
 		return -EINVAL;

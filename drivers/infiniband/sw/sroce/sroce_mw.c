@@ -143,7 +143,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *h)
 	 * ignored, as rdma_rxe does. IB_ZERO_BASED is not offered.
 	 */
 	if (win->type != SROCE_MR_WINDOW || win->pd != qp->pd ||
-	    (h->bind.access & ~SROCE_ACC_ALL))
+	    (h->bind.access & (~SROCE_ACC_ALL | SROCE_ACC_UNOFFERED)))
 		goto out;
 	if (len) {
 		mr = sroce_mr_get(sdev, h->bind.mr_lkey);
@@ -252,6 +252,12 @@ void sroce_mw_qp_gone(struct sroce_qp *qp)
 		return;
 	rcu_read_lock();
 	xa_for_each(&sdev->mrs.xa, i, win) {
+		/* A table of millions of keys: a break now and then. */
+		if (!(i % 1024)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
 		if (win->type != SROCE_MR_WINDOW || win->pd != qp->pd ||
 		    !refcount_inc_not_zero(&win->ref))
 			continue;

@@ -214,6 +214,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_xa:
 	sroce_rx_qpn_del(qp);
+	sroce_rx_qpn_free(qp);
 	sroce_task_stop(qp);
 	skb_queue_purge(&qp->req_fifo);
 	skb_queue_purge(&qp->resp_fifo);
@@ -239,7 +240,9 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_task_stop(qp);
 	/* Purge, and end an invalidation an engine still holds. */
 	sroce_task_reset(qp, 0);
+	/* Its QPN stayed taken until its windows are invalid. */
 	sroce_mw_qp_gone(qp);
+	sroce_rx_qpn_free(qp);
 	kfree(qp->resp.res);
 	sroce_qp_free_rings(qp);
 	dst_cache_destroy(&qp->dst_cache);

@@ -601,8 +601,10 @@ static bool sroce_resp_allowed(struct sroce_qp *qp, u8 op)
 }
 
 /*
- * A FLUSH needs the QP to allow each placement type it names, and a
- * selectivity level that exists (RANGE or MR; 2 and 3 are reserved).
+ * A FLUSH names a placement type (one that names none would need no right
+ * and tell the peer which keys are valid), the QP allows each type it
+ * names, and its selectivity level exists (RANGE or MR; 2 and 3 are
+ * reserved).
  */
 static bool sroce_resp_flush_allowed(struct sroce_qp *qp,
 				     const struct sroce_pkt *pkt)
@@ -611,6 +613,7 @@ static bool sroce_resp_flush_allowed(struct sroce_qp *qp,
 	u8 type = pkt->f.feth.type;
 
 	return qp->resp.nres && pkt->f.feth.level <= SROCE_FLUSH_MR &&
+	       (type & (SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) &&
 	       (!(type & SROCE_FLUSH_GLOBAL) ||
 		(acc & SROCE_ACCESS_FLUSH_GLOBAL)) &&
 	       (!(type & SROCE_FLUSH_PERSISTENT) ||

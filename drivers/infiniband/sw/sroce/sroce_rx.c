@@ -88,13 +88,23 @@ int sroce_rx_qpn_add(struct sroce_qp *qp)
 	return 0;
 }
 
-/* Receive can no longer find @qp, nor holds it, on return. */
+/*
+ * Receive can no longer find @qp, nor holds it, on return. Its QPN stays
+ * taken (an allocating xarray keeps a NULL store as a reservation) until
+ * sroce_rx_qpn_free(): nothing may take it while the QP is being undone.
+ */
 void sroce_rx_qpn_del(struct sroce_qp *qp)
 {
-	xa_erase(&qp->sdev->qps, qp->ibqp.qp_num);
+	xa_store(&qp->sdev->qps, qp->ibqp.qp_num, NULL, GFP_KERNEL);
 	synchronize_rcu();
 	sroce_rx_qp_put(qp);
 	wait_for_completion(&qp->done);
+}
+
+/* @qp is undone: its QPN may go to another QP. */
+void sroce_rx_qpn_free(struct sroce_qp *qp)
+{
+	xa_erase(&qp->sdev->qps, qp->ibqp.qp_num);
 }
 
 /*

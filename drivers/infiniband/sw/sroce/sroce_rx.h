@@ -13,6 +13,7 @@ void sroce_rx_table_init(struct sroce_dev *sdev);
 void sroce_rx_table_destroy(struct sroce_dev *sdev);
 int sroce_rx_qpn_add(struct sroce_qp *qp);
 void sroce_rx_qpn_del(struct sroce_qp *qp);
+void sroce_rx_qpn_free(struct sroce_qp *qp);
 /* Process context: add before registration, del from dealloc_driver. */
 void sroce_rx_dev_add(struct sroce_dev *sdev);
 void sroce_rx_dev_del(struct sroce_dev *sdev);
