@@ -64,10 +64,10 @@ static void mwt_free(struct mwt *t)
 }
 
 /*
- * Bind t->mw on b's QP over [off, off + len) of d (len 0: unbind a type 1
- * window; the MR is named all the same, as libibverbs allows: rdma-core's
- * rxe provider dereferences it) and take the completion, which must have
- * status @st.
+ * Bind t->mw on @qp (one of b's, on b's send CQ) over [off, off + len)
+ * of d (len 0: unbind a type 1 window; the MR is named all the same, as
+ * libibverbs allows: rdma-core's rxe provider dereferences it) and take
+ * the completion, which must have status @st.
  * Type 1 through ibv_bind_mw(), which gives the window its next rkey;
  * type 2B with a BIND_MW work request under the next rkey, which we then
  * keep in the window as the consumer of a type 2B window does.
@@ -83,8 +83,8 @@ static struct ibv_mw_bind_info mw_info(struct mwt *t, size_t off, size_t len,
 	};
 }
 
-static const char *mw_bind(struct mwt *t, size_t off, size_t len, int access,
-			   enum ibv_wc_status st)
+static const char *mw_bind_on(struct mwt *t, struct ibv_qp *qp, size_t off,
+			      size_t len, int access, enum ibv_wc_status st)
 {
 	struct ibv_mw_bind_info info = mw_info(t, off, len, access);
 	struct ibv_send_wr wr;
@@ -101,7 +101,7 @@ static const char *mw_bind(struct mwt *t, size_t off, size_t len, int access,
 		};
 
 		rkey = t->mw->rkey;
-		ret = ibv_bind_mw(t->rc->b.qp, t->mw, &b);
+		ret = ibv_bind_mw(qp, t->mw, &b);
 		if (ret)
 			return fail("ibv_bind_mw: %s", strerror(ret));
 		if (t->mw->rkey == rkey)
@@ -114,7 +114,7 @@ static const char *mw_bind(struct mwt *t, size_t off, size_t len, int access,
 		wr.bind_mw.mw = t->mw;
 		wr.bind_mw.rkey = rkey;
 		wr.bind_mw.bind_info = info;
-		ret = post(t->rc->b.qp, &wr);
+		ret = post(qp, &wr);
 		if (ret)
 			return fail("ibv_post_send(BIND_MW): %s", strerror(ret));
 	}
@@ -129,6 +129,13 @@ static const char *mw_bind(struct mwt *t, size_t off, size_t len, int access,
 		t->rc->dirty = 1;
 	}
 	return NULL;
+}
+
+/* Bind through b's QP, whose send CQ takes the completion. */
+static const char *mw_bind(struct mwt *t, size_t off, size_t len, int access,
+			   enum ibv_wc_status st)
+{
+	return mw_bind_on(t, t->rc->b.qp, off, len, access, st);
 }
 
 static int wc_op(enum ibv_wr_opcode op)
@@ -333,43 +340,36 @@ out:
  * second QP of the PD (connected to itself), it is refused to a, whose
  * requests arrive on b.
  */
-static const char *mw2_other_qp(struct rc *rc)
+/*
+ * A type 2B window bound through *x, a new QP of b's connected to
+ * itself, over [MW_OFF, MW_OFF + MW_LEN) of d for remote writes; its
+ * rkey is kept in t->rkey and the window.
+ */
+static const char *mw2_bind_on_self(struct rc *rc, struct mwt *t,
+				    struct ibv_qp **x)
 {
 	struct ibv_qp_cap cap;
-	struct ibv_send_wr wr;
+
+	default_cap(rc, &cap);
+	*x = qp_new(rc, rc->b.scq, rc->b.rcq, &cap);
+	if (!*x || to_init(rc, *x) ||
+	    to_rtr(rc, *x, (*x)->qp_num, 0, &defaults) ||
+	    to_rts(rc, *x, 0, &defaults))
+		return fail("a QP connected to itself: %s", strerror(errno));
+	return mw_bind_on(t, *x, MW_OFF, MW_LEN, IBV_ACCESS_REMOTE_WRITE,
+			  IBV_WC_SUCCESS);
+}
+
+static const char *mw2_other_qp(struct rc *rc)
+{
 	struct ibv_qp *x = NULL;
-	struct ibv_wc wc;
 	struct mwt t;
 	const char *err;
-	int ret;
 
-	if ((err = mwt_init(rc, &t, IBV_MW_TYPE_2, MW_MR_ACCESS)))
-		goto out;
-	default_cap(rc, &cap);
-	x = qp_new(rc, rc->b.scq, rc->b.rcq, &cap);
-	if (!x || to_init(rc, x) || to_rtr(rc, x, x->qp_num, 0, &defaults) ||
-	    to_rts(rc, x, 0, &defaults)) {
-		err = fail("a QP connected to itself: %s", strerror(errno));
-		goto out;
-	}
-	t.rkey = ibv_inc_rkey(t.mw->rkey);
-	wr_init(&wr, WR_BIND, IBV_WR_BIND_MW, NULL, 0, IBV_SEND_SIGNALED);
-	wr.bind_mw.mw = t.mw;
-	wr.bind_mw.rkey = t.rkey;
-	wr.bind_mw.bind_info.mr = t.d.mr;
-	wr.bind_mw.bind_info.addr = (uintptr_t)t.d.p + MW_OFF;
-	wr.bind_mw.bind_info.length = MW_LEN;
-	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	ret = post(x, &wr);
-	if (ret) {
-		err = fail("ibv_post_send(BIND_MW) on x: %s", strerror(ret));
-		goto out;
-	}
-	if (!(err = get_wc(rc->b.scq, "binder x", &wc, WR_BIND,
-			   IBV_WC_SUCCESS, IBV_WC_BIND_MW)))
+	if (!(err = mwt_init(rc, &t, IBV_MW_TYPE_2, MW_MR_ACCESS)) &&
+	    !(err = mw2_bind_on_self(rc, &t, &x)))
 		err = mw_access(&t, IBV_WR_RDMA_WRITE, MW_OFF, 10, t.rkey,
 				IBV_WC_REM_ACCESS_ERR);
-out:
 	/* The window first (mwt_free()). */
 	if (t.mw)
 		ibv_dealloc_mw(t.mw);
@@ -387,37 +387,14 @@ out:
  */
 static const char *mw2_qp_gone(struct rc *rc)
 {
-	struct ibv_qp_cap cap;
-	struct ibv_send_wr wr;
 	struct ibv_qp *x = NULL;
-	struct ibv_wc wc;
 	struct mwt t;
 	const char *err;
 	int ret;
 
-	if ((err = mwt_init(rc, &t, IBV_MW_TYPE_2, MW_MR_ACCESS)))
+	if ((err = mwt_init(rc, &t, IBV_MW_TYPE_2, MW_MR_ACCESS)) ||
+	    (err = mw2_bind_on_self(rc, &t, &x)))
 		goto out;
-	default_cap(rc, &cap);
-	x = qp_new(rc, rc->b.scq, rc->b.rcq, &cap);
-	if (!x || to_init(rc, x) || to_rtr(rc, x, x->qp_num, 0, &defaults) ||
-	    to_rts(rc, x, 0, &defaults)) {
-		err = fail("a QP connected to itself: %s", strerror(errno));
-		goto out;
-	}
-	wr_init(&wr, WR_BIND, IBV_WR_BIND_MW, NULL, 0, IBV_SEND_SIGNALED);
-	wr.bind_mw.mw = t.mw;
-	wr.bind_mw.rkey = ibv_inc_rkey(t.mw->rkey);
-	wr.bind_mw.bind_info = mw_info(&t, MW_OFF, MW_LEN,
-				       IBV_ACCESS_REMOTE_WRITE);
-	ret = post(x, &wr);
-	if (ret) {
-		err = fail("ibv_post_send(BIND_MW) on x: %s", strerror(ret));
-		goto out;
-	}
-	if ((err = get_wc(rc->b.scq, "binder x", &wc, WR_BIND,
-			  IBV_WC_SUCCESS, IBV_WC_BIND_MW)))
-		goto out;
-	t.mw->rkey = wr.bind_mw.rkey;
 	ret = ibv_destroy_qp(x);
 	x = NULL;
 	if (ret) {
