@@ -69,11 +69,12 @@ $(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h tests/vm/prog/rawframe.h 
 # built against rdma-core 56.1's headers and libibverbs (build-provider.sh
 # leaves it in $(RC56)), which they find in /usr/libexec/sroce/rc56.
 RC56 := $(BUILD)/provider/rc56
-PROGS56 := $(BUILD)/prog56/flush_ops $(BUILD)/prog56/rc_peer56
+PROGS56 := $(BUILD)/prog56/flush_ops $(BUILD)/prog56/pmem_flush \
+	$(BUILD)/prog56/rc_peer56
 CC56 = gcc -O2 -g -Wall -Wextra -Werror -isystem $(BUILD)/rdma-core-build/include \
 	-Itests/vm/prog -Wl,-rpath,/usr/libexec/sroce/rc56
 progs: $(PROGS56)
-$(BUILD)/prog56/flush_ops: tests/vm/prog56/flush_ops.c tests/vm/prog/tap.h $(PROVIDER)
+$(BUILD)/prog56/%: tests/vm/prog56/%.c tests/vm/prog/tap.h $(PROVIDER)
 	@mkdir -p $(dir $@)
 	$(CC56) -o $@ $< $(RC56)/libibverbs.so.1
 $(BUILD)/prog56/rc_peer56: tests/vm/prog/rc_peer.c tests/vm/prog/tap.h $(PROVIDER)

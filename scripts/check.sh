@@ -153,8 +153,9 @@ suites=(
 	rds nfs-rdma iser
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
 )
-# Suites that run on 6.12 only: rdma_rxe 6.1 lacks what they test.
-suites612=(interop-rxe-612.two)
+# Suites that run on 6.12 only: rdma_rxe 6.1 or its core lacks what they
+# test.
+suites612=(interop-rxe-612.two pmem)
 helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash nfs.bash harness-selftest.sh
 	bench-guest.sh bench-loss-guest.sh bench-ulp-guest.sh profile-guest.sh
 	nfs-umount-stress.sh cm-listen-stress.sh)

@@ -27,17 +27,20 @@ fi
 # own applets instead of the real tools.
 PROG_PKGS=(bash coreutils findutils grep sed mawk diffutils gzip procps
 	util-linux kmod iproute2 iputils-ping ethtool tcpdump strace
-	rdma-core ibverbs-utils rdmacm-utils perftest iperf3 linux-perf)
+	rdma-core ibverbs-utils rdmacm-utils perftest iperf3 linux-perf ndctl)
 # iperf3 and perf serve `make bench` (TCP on the same link) and `make
 # profile` (perf record -a -g in the guest); linux-perf's /usr/bin/perf is
-# the 6.1 tool itself, which also reads the 6.12 kernel's samples.
+# the 6.1 tool itself, which also reads the 6.12 kernel's samples. ndctl
+# (with nfit, dax_pmem and device_dax below) turns a suite's emulated
+# NVDIMM into a device-DAX mapping (tests/vm/pmem.sh).
 # Packages that are only needed for some tools are allowed to be absent.
 OPT_PKGS=(iputils-ping)
 
 # Modules the suites rely on; dependencies are resolved below.
 MODULES=(ib_core ib_uverbs ib_umad rdma_ucm rdma_cm ib_cm iw_cm rdma_rxe
 	virtio_pci virtio_net virtio_blk veth 8021q bonding tun dummy sch_netem
-	udp_tunnel ip6_udp_tunnel ipv6 af_packet)
+	udp_tunnel ip6_udp_tunnel ipv6 af_packet
+	nfit dax_pmem device_dax)
 # The ulp flavour: NVMe over Fabrics (nvme-cli, fio), NFS over RDMA, RDS,
 # iSER (open-iscsi), their modules and block devices to serve.
 if [ "$flavour" = ulp ]; then
@@ -137,7 +140,10 @@ done
 # Kernel modules and everything they depend on, then a fresh index.
 mods() {
 	local deps
-	deps=$(modprobe -S "$kver" --show-depends "$1" 2>/dev/null) || return 1
+	# Without the host's /etc/modprobe.d (-C /dev/null): an "install"
+	# rule there (ndctl's for libnvdimm) shows a dependency as a command,
+	# not as the module the guest, which has no such rule, needs.
+	deps=$(modprobe -C /dev/null -S "$kver" --show-depends "$1" 2>/dev/null) || return 1
 	awk '$1 == "insmod" {print $2}' <<<"$deps"
 }
 for m in "${MODULES[@]}"; do

@@ -114,9 +114,21 @@ cmdline="$cmdline softlockup_panic=1 panic_print=0x20"
 # SROCE_VM_APPEND comes last so it can override sroce_timeout, for example.
 cmdline="$cmdline sroce_timeout=$guest_timeout ${SROCE_VM_APPEND:-}"
 
+# A suite that says "# vm-pmem: MIB" gets an emulated NVDIMM of MIB MiB
+# in each VM: persistent memory as the firmware's NFIT describes it, label-
+# less, so the guest sees one raw namespace (tests/vm/pmem.sh).
+mem=(-m 2G)
+pmem_mib=$(sed -n 's/^# vm-pmem: \([0-9][0-9]*\)$/\1/p' "$test" | head -n1)
+if [ -n "$pmem_mib" ]; then
+	# shellcheck disable=SC2054 # the commas are QEMU's
+	mem=(-machine pc,nvdimm=on -m "2G,slots=2,maxmem=$((2048 + pmem_mib))M"
+		-object "memory-backend-ram,id=pm0,size=${pmem_mib}M"
+		-device nvdimm,id=nv0,memdev=pm0)
+fi
+
 # SROCE_VM_QEMU_ARGS adds QEMU options (e.g. a -virtfs share for captures).
 # shellcheck disable=SC2206,SC2054 # split the extra options; commas are QEMU's
-qemu_common=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2G
+qemu_common=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max "${mem[@]}"
 	-nographic -no-reboot -kernel "$vmlinux" -initrd "$run/initrd"
 	${SROCE_VM_QEMU_ARGS:-})
 

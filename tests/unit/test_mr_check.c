@@ -11,6 +11,7 @@
 #define RA	SROCE_ACC_REMOTE_ATOMIC
 #define MW	SROCE_ACC_MW_BIND
 #define FG	SROCE_ACC_FLUSH_GLOBAL
+#define FP	SROCE_ACC_FLUSH_PERSISTENT
 #define KEY	SROCE_ACC_KEY_ONLY
 #define MAX64	UINT64_MAX
 
@@ -47,7 +48,10 @@ static void test_registration_flags(void)
 	ok(!sroce_mr_access_known(1u << 6), "on-demand paging is not offered");
 	ok(sroce_mr_access_known(LW | FG), "FLUSH for global visibility is known");
 	ok(sroce_mr_access_consistent(FG), "FLUSH alone needs no local write");
-	ok(!sroce_mr_access_known(1u << 9), "persistent FLUSH is not offered");
+	ok(sroce_mr_access_known(LW | SROCE_ACC_FLUSH_PERSISTENT),
+	   "FLUSH for persistence is known");
+	ok(sroce_mr_access_consistent(SROCE_ACC_FLUSH_PERSISTENT),
+	   "persistent FLUSH alone needs no local write");
 }
 
 static void test_region_valid(void)
@@ -203,8 +207,13 @@ static void test_gate(void)
 	m.state = SROCE_MR_VALID;
 	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x8fff, 2, FG),
 	   SROCE_MR_OUT_OF_BOUNDS, "a FLUSH of a range is range-checked");
-	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x7000, 8, FG | 0x200),
-	   SROCE_MR_NO_ACCESS, "persistence is never granted");
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x7000, 8, FG | FP),
+	   SROCE_MR_NO_ACCESS, "a GLOBAL-only region refuses persistence");
+	m.access = FP;
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x7000, 0, FP | KEY),
+	   SROCE_MR_OK, "a PERSISTENT region takes a FLUSH of itself");
+	is(sroce_mr_attr_check(&m, 0x1234ab, true, true, 0x7000, 8, FG),
+	   SROCE_MR_NO_ACCESS, "a PERSISTENT-only region refuses GLOBAL");
 }
 
 /* Walk [addr, addr + len) as the dma engine does; count pieces and bytes. */

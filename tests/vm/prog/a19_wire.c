@@ -13,10 +13,10 @@
  * grant FLUSH; on 6.1 the NAK is Remote Access). Refusals, each NAKed
  * and the QP in ERR: ATOMIC WRITE to a VA not aligned, with a RETH length
  * not 8, through an MR without remote write, to a QP without responder
- * resources; FLUSH of persistence, with a reserved level, naming no
- * placement type, to a QP without the FLUSH right, under an unknown R_Key
- * at length 0. A FLUSH with a
- * payload is dropped at parse. sroce asking: the ATOMIC WRITE packet byte
+ * resources; FLUSH of persistence (of an MR of ordinary memory), with a
+ * reserved level, naming no placement type, to a QP without the FLUSH
+ * right, under an unknown R_Key at length 0. A FLUSH with a payload is
+ * dropped at parse. sroce asking: the ATOMIC WRITE packet byte
  * by byte (ICRC included); completed by its READ_RESP_ONLY and by a plain
  * ACK; resent unchanged (its VA too) when nothing answers; an atomic ACK
  * for it is BAD_RESP_ERR. Prints TAP; exits non-zero if a check failed.
@@ -413,7 +413,7 @@ static void refusals(void)
 	refused("FLUSH to a QP without the FLUSH right", ACC_ALL, 4, &f, NULL,
 		0, NAK_INV);
 	flush_fields(&f, RQ0, SROCE_FLUSH_PERSISTENT, SROCE_FLUSH_RANGE, 0, 64);
-	refused("FLUSH for persistence (no MR grants it)", ACC_QP, 4, &f, NULL,
+	refused("FLUSH for persistence (the MR is not pmem)", ACC_QP, 4, &f, NULL,
 		0, NAK_ACC);
 	flush_fields(&f, RQ0, SROCE_FLUSH_GLOBAL, SROCE_FLUSH_MR, 0, 0);
 	f.reth.rkey = mr->rkey ^ 0x100;

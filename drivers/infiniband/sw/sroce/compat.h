@@ -55,12 +55,18 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 #define SROCE_ACCESS_FLUSH_GLOBAL	0x100
 #define SROCE_ACCESS_FLUSH_PERSISTENT	0x200
 #define SROCE_DEVICE_FLUSH_GLOBAL	BIT_ULL(38)
+#define SROCE_DEVICE_FLUSH_PERSISTENT	BIT_ULL(39)
 #define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
 
-/* Offered: ATOMIC WRITE everywhere, FLUSH where an MR can grant it. */
+/*
+ * Offered: ATOMIC WRITE everywhere, FLUSH where an MR can grant it, and
+ * PERSISTENT where the CPU can write a cache line back (sroce_pmem.c).
+ */
 #if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
 #define SROCE_DEVICE_A19_CAPS	(SROCE_DEVICE_ATOMIC_WRITE | \
-				 SROCE_DEVICE_FLUSH_GLOBAL)
+				 SROCE_DEVICE_FLUSH_GLOBAL | \
+				 (IS_ENABLED(CONFIG_ARCH_HAS_PMEM_API) ? \
+				  SROCE_DEVICE_FLUSH_PERSISTENT : 0))
 static_assert(SROCE_WR_FLUSH == IB_WR_FLUSH);
 static_assert(SROCE_WR_ATOMIC_WRITE == IB_WR_ATOMIC_WRITE);
 static_assert(SROCE_WC_FLUSH == IB_UVERBS_WC_FLUSH);
@@ -68,13 +74,16 @@ static_assert(SROCE_WC_ATOMIC_WRITE == IB_UVERBS_WC_ATOMIC_WRITE);
 static_assert(SROCE_ACCESS_FLUSH_GLOBAL == IB_ACCESS_FLUSH_GLOBAL);
 static_assert(SROCE_ACCESS_FLUSH_PERSISTENT == IB_ACCESS_FLUSH_PERSISTENT);
 static_assert(SROCE_DEVICE_FLUSH_GLOBAL == IB_DEVICE_FLUSH_GLOBAL);
+static_assert(SROCE_DEVICE_FLUSH_PERSISTENT == IB_DEVICE_FLUSH_PERSISTENT);
 static_assert(SROCE_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
-/* Rights a registration or bind may not grant here: none. */
-#define SROCE_ACC_UNOFFERED	0
+/* Rights a registration or bind may not grant here. */
+#define SROCE_ACC_UNOFFERED	(IS_ENABLED(CONFIG_ARCH_HAS_PMEM_API) ? 0 : \
+				 SROCE_ACCESS_FLUSH_PERSISTENT)
 #else
 #define SROCE_DEVICE_A19_CAPS	SROCE_DEVICE_ATOMIC_WRITE
 /* 6.1's core knows no FLUSH right: nothing may grant one (windows too). */
-#define SROCE_ACC_UNOFFERED	SROCE_ACCESS_FLUSH_GLOBAL
+#define SROCE_ACC_UNOFFERED	(SROCE_ACCESS_FLUSH_GLOBAL | \
+				 SROCE_ACCESS_FLUSH_PERSISTENT)
 #endif
 
 #endif /* SROCE_COMPAT_H */

@@ -17,8 +17,12 @@
 #define SROCE_ACC_REMOTE_READ	0x04u
 #define SROCE_ACC_REMOTE_ATOMIC	0x08u
 #define SROCE_ACC_MW_BIND	0x10u
-/* FLUSH for global visibility (Annex A19); not PERSISTENT: no pmem here */
+/*
+ * FLUSH for global visibility and for persistence (Annex A19); only MRs
+ * over persistent memory may grant PERSISTENT (sroce_pmem.c).
+ */
 #define SROCE_ACC_FLUSH_GLOBAL	0x100u
+#define SROCE_ACC_FLUSH_PERSISTENT	0x200u
 /* IB_ACCESS_OPTIONAL: hints a device may ignore (relaxed ordering). */
 #define SROCE_ACC_OPTIONAL	0x3ff00000u
 
@@ -26,7 +30,8 @@
 #define SROCE_ACC_REMOTE	(SROCE_ACC_REMOTE_WRITE | \
 				 SROCE_ACC_REMOTE_READ | \
 				 SROCE_ACC_REMOTE_ATOMIC | \
-				 SROCE_ACC_FLUSH_GLOBAL)
+				 SROCE_ACC_FLUSH_GLOBAL | \
+				 SROCE_ACC_FLUSH_PERSISTENT)
 /*
  * Not a right but a way to check, in a bit no IB_ACCESS_* flag uses (a
  * registration or bind never carries it): the key, PD, state and rights

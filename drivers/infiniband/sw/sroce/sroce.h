@@ -118,6 +118,7 @@ struct sroce_umap {
 	struct ib_umem *umem;
 	unsigned int offset;	/* of the region's first byte in pages[0] */
 	unsigned long npages;
+	bool pmem;		/* every page is persistent memory */
 	struct page *pages[];
 };
 
@@ -275,6 +276,10 @@ struct sroce_sge;
 int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 		   const struct sroce_sge *sge, u32 nsge, u64 off, void *buf,
 		   u64 len, bool to_sge, u32 *crc);
+
+/* sroce_pmem.c: persistent memory for FLUSH PERSISTENT */
+bool sroce_pmem_pages(struct sg_table *sgt);
+int sroce_pmem_write_back(void *va, size_t len, void *priv);
 
 /* sroce_verbs.c: the ib_device_ops entry points */
 extern const struct ib_device_ops sroce_dev_ops;

@@ -44,6 +44,7 @@ static_assert(IB_ACCESS_REMOTE_ATOMIC == SROCE_ACC_REMOTE_ATOMIC);
 static_assert(IB_ACCESS_MW_BIND == SROCE_ACC_MW_BIND);
 static_assert(IB_ACCESS_OPTIONAL == SROCE_ACC_OPTIONAL);
 static_assert(SROCE_ACCESS_FLUSH_GLOBAL == SROCE_ACC_FLUSH_GLOBAL);
+static_assert(SROCE_ACCESS_FLUSH_PERSISTENT == SROCE_ACC_FLUSH_PERSISTENT);
 
 /* The IB_ACCESS_* flags to keep, or a negative errno. */
 static int sroce_mr_access(int access)
@@ -113,6 +114,7 @@ static struct sroce_umap *sroce_umap_create(struct ib_device *ibdev,
 	umap->umem = umem;
 	umap->offset = ib_umem_offset(umem);
 	umap->npages = npages;
+	umap->pmem = sroce_pmem_pages(&umem->sgt_append.sgt);
 	if (WARN_ON_ONCE(i != npages)) {
 		kref_put(&umap->ref, sroce_umap_release);
 		return ERR_PTR(-EFAULT);
@@ -160,7 +162,8 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct sroce_mr *mr;
 	int ret;
 
-	if (!sroce_mr_access_known(access))
+	if (!sroce_mr_access_known(access) ||
+	    (access & SROCE_ACC_FLUSH_PERSISTENT))
 		return ERR_PTR(-EOPNOTSUPP);
 	mr = sroce_mr_alloc(to_spd(ibpd), SROCE_MR_DMA);
 	if (!mr)
@@ -200,7 +203,8 @@ static void sroce_mr_open_binds(struct sroce_mr *mr)
 
 /*
  * A user MR over umap, published under a new key, or under @old's when it
- * replaces @old (rereg); consumes umap's reference.
+ * replaces @old (rereg); consumes umap's reference. Only persistent
+ * memory may grant FLUSH_PERSISTENT (-EINVAL, as on rdma_rxe).
  */
 static struct ib_mr *sroce_user_mr_new(struct ib_pd *ibpd,
 				       struct sroce_umap *umap, u64 iova,
@@ -211,6 +215,10 @@ static struct ib_mr *sroce_user_mr_new(struct ib_pd *ibpd,
 	struct sroce_mr *mr;
 	int ret;
 
+	if ((acc & SROCE_ACC_FLUSH_PERSISTENT) && !umap->pmem) {
+		kref_put(&umap->ref, sroce_umap_release);
+		return ERR_PTR(-EINVAL);
+	}
 	mr = sroce_mr_alloc(to_spd(ibpd), SROCE_MR_USER);
 	if (!mr) {
 		kref_put(&umap->ref, sroce_umap_release);
@@ -522,9 +530,11 @@ int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 	struct sroce_mr *mr = to_smr(ibmr);
 	int ret = 0;
 
+	/* A kernel page list is never checked for pmem: no PERSISTENT. */
 	if (mr->type != SROCE_MR_FAST_REG || mr->pd != pd ||
 	    sroce_key_index(key) != mr->index ||
 	    !sroce_mr_access_known(access) ||
+	    (access & SROCE_ACC_FLUSH_PERSISTENT) ||
 	    !sroce_mr_access_consistent(access))
 		return -EINVAL;
 	spin_lock_bh(&mr->lock);

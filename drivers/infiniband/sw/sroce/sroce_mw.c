@@ -80,7 +80,8 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 
 /*
  * May [@addr, @addr + @len) of @mr be bound with remote rights @access
- * (C10-73, C10-74, C10-75)? Under the MR's lock, which also takes the
+ * (C10-73, C10-74, C10-75; FLUSH_PERSISTENT only over persistent memory,
+ * as for the MR itself)? Under the MR's lock, which also takes the
  * binding into num_mw.
  */
 static bool sroce_mw_take_mr(struct sroce_mr *mr, u32 lkey, u32 access,
@@ -93,6 +94,7 @@ static bool sroce_mw_take_mr(struct sroce_mr *mr, u32 lkey, u32 access,
 	     mr->attr.key == lkey && (mr->attr.access & SROCE_ACC_MW_BIND) &&
 	     (!(access & (SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_ATOMIC)) ||
 	      (mr->attr.access & SROCE_ACC_LOCAL_WRITE)) &&
+	     (!(access & SROCE_ACC_FLUSH_PERSISTENT) || mr->umap->pmem) &&
 	     sroce_mr_range_check(mr->attr.iova, mr->attr.length, addr,
 				  len) == SROCE_MR_OK;
 	if (ok)

@@ -263,7 +263,7 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	/*
 	 * A QP may allow both kinds of FLUSH (rdma-core's tests set both);
-	 * no MR here grants PERSISTENT, so such a FLUSH fails its R_Key.
+	 * where no MR may grant one (6.1), such a FLUSH fails its R_Key.
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |

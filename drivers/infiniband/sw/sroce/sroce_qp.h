@@ -294,6 +294,16 @@ static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UC;
 }
 
+/* The responder's next resource, in a ring: the oldest is reused. */
+static inline struct sroce_rd_res *sroce_resp_new_res(struct sroce_qp *qp)
+{
+	struct sroce_rd_res *res = &qp->resp.res[qp->resp.res_next];
+
+	qp->resp.res_next = (qp->resp.res_next + 1) % qp->resp.nres;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
 static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 index)
 {
 	return qp->swqes + (size_t)(index & qp->sq.mask) * qp->swqe_size;
@@ -394,6 +404,15 @@ void sroce_comp_arm(struct sroce_qp *qp);
 
 /* sroce_rq.c: receive-queue bookkeeping the responders share */
 bool sroce_rq_take(struct sroce_qp *qp);
+
+/*
+ * sroce_resp_atomic.c: the atomics, ATOMIC WRITE and FLUSH. 0: done and
+ * answered; -EINVAL: an Invalid Request; -EACCES: a Remote Access error.
+ */
+int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+int sroce_resp_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+bool sroce_resp_flush_allowed(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+int sroce_resp_rdma_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 
 /* sroce_resp.c */
 void sroce_resp_run(struct sroce_qp *qp, int *budget);

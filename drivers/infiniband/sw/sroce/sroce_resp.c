@@ -283,15 +283,6 @@ static int sroce_resp_gate(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	return ret;
 }
 
-static struct sroce_rd_res *sroce_resp_new_res(struct sroce_qp *qp)
-{
-	struct sroce_rd_res *res = &qp->resp.res[qp->resp.res_next];
-
-	qp->resp.res_next = (qp->resp.res_next + 1) % qp->resp.nres;
-	memset(res, 0, sizeof(*res));
-	return res;
-}
-
 struct sroce_read_fill {
 	struct sroce_qp *qp;
 	u32 rkey;
@@ -421,153 +412,6 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	return 1;
 }
 
-static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt)
-{
-	u64 va = pkt->f.atmeth.va, orig, val;
-	struct sroce_rd_res *res;
-	struct sroce_mr *mr;
-	int ret;
-
-	if (va & (sizeof(u64) - 1)) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
-				 IB_EVENT_QP_REQ_ERR);
-		return -EINVAL;
-	}
-	ret = sroce_resp_gate(qp, pkt, pkt->f.atmeth.rkey, va, sizeof(u64),
-			      IB_ACCESS_REMOTE_ATOMIC, &mr);
-	if (ret)
-		return ret;
-	/* One lock per device makes each atomic indivisible from the others. */
-	spin_lock_bh(&qp->sdev->atomic_lock);
-	ret = sroce_dma_copy(mr, va, &orig, sizeof(orig), SROCE_DMA_FROM_MR);
-	if (!ret) {
-		if (pkt->info->op == SROCE_OP_CMP_SWAP)
-			val = orig == pkt->f.atmeth.compare ?
-			      pkt->f.atmeth.swap_add : orig;
-		else
-			val = orig + pkt->f.atmeth.swap_add;
-		ret = sroce_dma_copy(mr, va, &val, sizeof(val),
-				     SROCE_DMA_TO_MR);
-	}
-	spin_unlock_bh(&qp->sdev->atomic_lock);
-	sroce_mr_access_end(mr);
-	if (ret) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
-				 IB_EVENT_QP_ACCESS_ERR);
-		return ret;
-	}
-	res = sroce_resp_new_res(qp);
-	res->valid = true;
-	res->kind = SROCE_RES_ATOMIC;
-	res->first_psn = pkt->f.psn;
-	res->last_psn = pkt->f.psn;
-	res->orig = orig;
-	qp->resp.msn++;
-	res->msn = qp->resp.msn;
-	qp->resp.ack_pending = false;
-	sroce_tx_ack(qp, SROCE_OPCODE(RC, ATOMIC_ACK), pkt->f.psn,
-		     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, res->msn, orig);
-	return 0;
-}
-
-/*
- * FLUSH and ATOMIC WRITE end alike: a resource remembers the PSN, and an
- * empty READ_RESP_ONLY answers (A19), acknowledging everything before.
- */
-static void sroce_resp_empty_resp(struct sroce_qp *qp, u32 psn)
-{
-	struct sroce_rd_res *res = sroce_resp_new_res(qp);
-
-	res->valid = true;
-	res->kind = SROCE_RES_EMPTY;
-	res->first_psn = psn;
-	res->last_psn = psn;
-	qp->resp.msn++;
-	res->msn = qp->resp.msn;
-	qp->resp.ack_pending = false;
-	sroce_tx_ack(qp, SROCE_OPCODE(RC, READ_RESP_ONLY), psn,
-		     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID, res->msn, 0);
-}
-
-static int sroce_resp_store64(void *va, size_t len, void *priv)
-{
-	/* An aligned u64 never crosses a page: one piece, one store. */
-	if (len != sizeof(u64))
-		return -EFAULT;
-	/* Release: visible after everything this QP placed before it. */
-	smp_store_release((u64 *)va, *(u64 *)priv);
-	return 0;
-}
-
-/*
- * ATOMIC WRITE: 8 bytes to an aligned address, seen whole or not at all,
- * and indivisible from this device's other atomics (atomic_lock). The
- * bytes land as they came: the requester's buffer, byte for byte.
- */
-static int sroce_resp_atomic_write(struct sroce_qp *qp,
-				   const struct sroce_pkt *pkt)
-{
-	u64 va = pkt->f.reth.va, val;
-	struct sroce_mr *mr;
-	int ret;
-
-	/* oA19-28: exactly 8 bytes, no pad; A19.4.2: aligned */
-	if (pkt->f.reth.len != SROCE_ATOMIC_WRITE_LEN ||
-	    pkt->pay_len != SROCE_ATOMIC_WRITE_LEN || pkt->f.pad ||
-	    (va & (sizeof(u64) - 1))) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
-				 IB_EVENT_QP_REQ_ERR);
-		return -EINVAL;
-	}
-	ret = sroce_resp_gate(qp, pkt, pkt->f.reth.rkey, va, sizeof(u64),
-			      IB_ACCESS_REMOTE_WRITE, &mr);
-	if (ret)
-		return ret;
-	memcpy(&val, pkt->bth + pkt->pay_off, sizeof(val));
-	spin_lock_bh(&qp->sdev->atomic_lock);
-	ret = sroce_dma_walk(mr, va, sizeof(u64), sroce_resp_store64, &val);
-	spin_unlock_bh(&qp->sdev->atomic_lock);
-	sroce_mr_access_end(mr);
-	if (ret) {
-		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
-				 IB_EVENT_QP_ACCESS_ERR);
-		return ret;
-	}
-	sroce_resp_empty_resp(qp, pkt->f.psn);
-	return 0;
-}
-
-/*
- * FLUSH: what this QP placed before it is globally visible once it is
- * answered. The responder places in PSN order with the CPU's own stores,
- * so a full barrier is all that remains. The R_Key is checked even for
- * an empty range or a whole-MR flush (no range then), for the rights the
- * placement type asks for; no MR here grants PERSISTENT.
- */
-static int sroce_resp_rdma_flush(struct sroce_qp *qp,
-				 const struct sroce_pkt *pkt)
-{
-	u32 need = 0;
-	struct sroce_mr *mr;
-	int ret;
-
-	if (pkt->f.feth.type & SROCE_FLUSH_GLOBAL)
-		need |= SROCE_ACC_FLUSH_GLOBAL;
-	if (pkt->f.feth.type & SROCE_FLUSH_PERSISTENT)
-		need |= SROCE_ACCESS_FLUSH_PERSISTENT;
-	if (pkt->f.feth.level == SROCE_FLUSH_MR || !pkt->f.reth.len)
-		need |= SROCE_ACC_KEY_ONLY;
-	ret = sroce_resp_gate(qp, pkt, pkt->f.reth.rkey, pkt->f.reth.va,
-			      pkt->f.reth.len, need, &mr);
-	if (ret)
-		return ret;
-	sroce_mr_access_end(mr);
-	/* Every store placed before the FLUSH is visible before its answer. */
-	smp_mb();
-	sroce_resp_empty_resp(qp, pkt->f.psn);
-	return 0;
-}
-
 /* The request continues the message in progress, or starts a new one. */
 static bool sroce_resp_in_order(struct sroce_qp *qp,
 				const struct sroce_opcode_info *info)
@@ -601,23 +445,33 @@ static bool sroce_resp_allowed(struct sroce_qp *qp, u8 op)
 }
 
 /*
- * A FLUSH names a placement type (one that names none would need no right
- * and tell the peer which keys are valid), the QP allows each type it
- * names, and its selectivity level exists (RANGE or MR; 2 and 3 are
- * reserved).
+ * A one-packet request of sroce_resp_atomic.c, carried out and answered;
+ * or refused, and the request ends here.
  */
-static bool sroce_resp_flush_allowed(struct sroce_qp *qp,
-				     const struct sroce_pkt *pkt)
+static int sroce_resp_one(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
-	int acc = qp->attr.qp_access_flags;
-	u8 type = pkt->f.feth.type;
+	int ret;
 
-	return qp->resp.nres && pkt->f.feth.level <= SROCE_FLUSH_MR &&
-	       (type & (SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) &&
-	       (!(type & SROCE_FLUSH_GLOBAL) ||
-		(acc & SROCE_ACCESS_FLUSH_GLOBAL)) &&
-	       (!(type & SROCE_FLUSH_PERSISTENT) ||
-		(acc & SROCE_ACCESS_FLUSH_PERSISTENT));
+	switch (pkt->info->op) {
+	case SROCE_OP_FLUSH:
+		ret = sroce_resp_rdma_flush(qp, pkt);
+		break;
+	case SROCE_OP_ATOMIC_WRITE:
+		ret = sroce_resp_atomic_write(qp, pkt);
+		break;
+	default:
+		ret = sroce_resp_atomic(qp, pkt);
+		break;
+	}
+	if (ret == -EINVAL)
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
+				 IB_EVENT_QP_REQ_ERR);
+	else if (ret)
+		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
+				 IB_EVENT_QP_ACCESS_ERR);
+	else
+		qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
+	return ret;
 }
 
 /* A request in sequence. Returns < 0 when it was refused. */
@@ -643,19 +497,8 @@ static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		break;
 	case SROCE_OP_READ_REQ:
 		return sroce_resp_read(qp, pkt);
-	case SROCE_OP_FLUSH:
-	case SROCE_OP_ATOMIC_WRITE:
-		ret = info->op == SROCE_OP_FLUSH ?
-		      sroce_resp_rdma_flush(qp, pkt) :
-		      sroce_resp_atomic_write(qp, pkt);
-		if (!ret)
-			qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
-		return ret;
 	default:
-		ret = sroce_resp_atomic(qp, pkt);
-		if (!ret)
-			qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
-		return ret;
+		return sroce_resp_one(qp, pkt);
 	}
 	if (ret)
 		return ret;
