@@ -20,6 +20,7 @@
 #include "sroce_mcast.h"
 #include "mr_check.h"
 #include "sroce_counters.h"
+#include "sroce_cc.h"
 
 #define SROCE_DRV_NAME		"sroce"
 #define SROCE_PORT		1
@@ -80,6 +81,8 @@ struct sroce_dev {
 	atomic_t num_cq;
 	struct sroce_mcast_table mcast;
 	struct sroce_counters __percpu *counters;
+	/* Congestion control's parameters (sroce_cc.c), in sysfs cc_*. */
+	struct sroce_cc_params cc;
 	/* sroce/<name> in debugfs, from registration (sroce_debugfs.c) */
 	struct dentry *debugfs;
 	/* The UDP port in the netdev's namespace (sroce_sock.c). */

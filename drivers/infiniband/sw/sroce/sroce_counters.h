@@ -29,10 +29,12 @@ enum sroce_counter {
 	SROCE_CNT_RX_DUP_REQ,		/* duplicate requests answered */
 	SROCE_CNT_RX_STALE_RESP,	/* responses for nothing outstanding */
 	SROCE_CNT_RX_CNP,		/* congestion notifications */
+	SROCE_CNT_RX_ECN_CE,		/* packets marked Congestion Experienced */
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_BYTES,		/* UDP payload bytes */
 	SROCE_CNT_TX_DROP_ROUTE,	/* no route to the destination */
 	SROCE_CNT_TX_DROP_NOMEM,
+	SROCE_CNT_TX_CNP,		/* CNPs sent for CE marks */
 	SROCE_CNT_SEQ_NAK_SENT,		/* PSN sequence errors NAKed */
 	SROCE_CNT_SEQ_NAK_RCVD,
 	SROCE_CNT_RNR_NAK_SENT,

@@ -71,6 +71,8 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 	seq_printf(m, "sq_outstanding\t%u\n", READ_ONCE(qp->req.fetched) - head);
 	seq_printf(m, "sq_unsent\t%u\n", READ_ONCE(qp->req.fetched) -
 		   READ_ONCE(qp->req.cur));
+	seq_printf(m, "ecn_ce_rcvd\t%lld\n", atomic64_read(&qp->cc.ce_rcvd));
+	seq_printf(m, "cnp_sent\t%lld\n", atomic64_read(&qp->cc.cnp_sent));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_qp);

@@ -162,6 +162,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sroce_ah_table_init(sdev);
 	sroce_mcast_table_init(&sdev->mcast);
 	spin_lock_init(&sdev->atomic_lock);
+	sroce_cc_params_init(&sdev->cc);
 	INIT_LIST_HEAD(&sdev->list);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;

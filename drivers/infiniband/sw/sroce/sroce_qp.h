@@ -143,6 +143,8 @@ struct sroce_qp {
 	u32 num_mcast;
 	/* It bound a type 2B window once: destroy looks for its windows. */
 	bool bound_mw2;
+	/* Congestion control: CE marks pending, CNPs sent (sroce_cc.c). */
+	struct sroce_qp_cc cc;
 	/* Lookup by QPN: RCU + ref; destroy waits on done. */
 	refcount_t ref;
 	struct completion done;

@@ -265,6 +265,14 @@ static enum sroce_counter sroce_rx_check(struct sk_buff *skb,
 	return SROCE_CNT_RX_PACKETS;
 }
 
+/* Did the packet meet a congested queue on its way (RFC 3168)? */
+static bool sroce_rx_ce(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}
+
 /* The multicast GID a packet was sent to, if it went to a group. */
 static bool sroce_rx_mgid(struct sk_buff *skb, union ib_gid *mgid)
 {
@@ -329,12 +337,16 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 {
 	const struct sroce_opcode_info *info = pkt->info;
 	struct sroce_qp *qp;
+	bool ce;
 
 	if (info->transport == SROCE_TR_CNP) {
 		/* Congestion control (the reaction point) is not built yet. */
 		sroce_count(sdev, SROCE_CNT_RX_CNP, 1);
 		goto drop;
 	}
+	ce = sroce_rx_ce(skb);
+	if (ce)
+		sroce_count(sdev, SROCE_CNT_RX_ECN_CE, 1);
 	if (pkt->f.dqpn == SROCE_MCAST_QPN) {
 		sroce_rx_mcast(sdev, skb, pkt);
 		return;
@@ -343,6 +355,11 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 	if (!qp) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
 		goto drop;
+	}
+	/* Before the admission's mark: the pass that follows sends the CNP. */
+	if (ce && !sroce_qp_is_ud(qp)) {
+		atomic64_inc(&qp->cc.ce_rcvd);
+		set_bit(SROCE_CC_CE, &qp->cc.flags);
 	}
 	trace_sroce_recv(pkt->f.dqpn, pkt->f.psn, pkt->f.opcode, pkt->len);
 	skb_pull(skb, (const u8 *)pkt->bth - skb->data);

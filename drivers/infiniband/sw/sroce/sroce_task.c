@@ -66,6 +66,7 @@ static void sroce_task_pass_recv(struct sroce_qp *qp, int *budget)
 			sroce_ud_resp_run(qp, budget);
 		else
 			sroce_resp_run(qp, budget);
+		sroce_cc_pass(qp, &qp->cc);
 		return;
 	}
 }
@@ -95,6 +96,7 @@ static void sroce_task_pass_send(struct sroce_qp *qp, int *budget)
 		break;
 	}
 	sroce_comp_run(qp, budget);
+	sroce_cc_pass(qp, &qp->cc);
 	/* A QP the completer ended sends nothing more. */
 	if (state != IB_QPS_RTR && sroce_qp_state(qp) == state) {
 		sroce_req_run(qp, budget);

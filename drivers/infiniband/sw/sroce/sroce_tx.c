@@ -85,7 +85,7 @@ int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av)
 }
 
 static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
-			    const struct sroce_av *av, u32 len)
+			    const struct sroce_av *av, u8 tos, u32 len)
 {
 	struct iphdr *iph;
 
@@ -93,7 +93,7 @@ static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = 5;
-	iph->tos = av->tclass;
+	iph->tos = tos;
 	iph->tot_len = htons(len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit;
@@ -106,13 +106,13 @@ static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
 }
 
 static void sroce_build_ip6(struct sk_buff *skb, const struct sroce_av *av,
-			    u32 len)
+			    u8 tos, u32 len)
 {
 	struct ipv6hdr *ip6h;
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, av->tclass, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
 	ip6h->payload_len = htons(len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit;
@@ -253,7 +253,7 @@ int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
 	struct udphdr *udph;
 	struct sk_buff *skb;
 	bool icrc;
-	u8 *bth, *p;
+	u8 *bth, *p, tos;
 	int ret = 0;
 
 	hlen = sroce_opcode(f->opcode)->length;
@@ -288,10 +288,11 @@ int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
 	udph->len = htons(len - l3len);
 	/* Zero: the ICRC protects the payload (Annex A17). */
 	udph->check = 0;
+	tos = sroce_cc_tos(&sdev->cc, f->opcode, av->tclass);
 	if (av->ipv6)
-		sroce_build_ip6(skb, av, len);
+		sroce_build_ip6(skb, av, tos, len);
 	else
-		sroce_build_ip4(skb, net, av, len);
+		sroce_build_ip4(skb, net, av, tos, len);
 
 	icrc = !local || READ_ONCE(local_icrc);
 	if (icrc) {

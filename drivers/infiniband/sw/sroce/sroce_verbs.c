@@ -234,6 +234,9 @@ static DEVICE_ATTR_RO(sroce_abi_version);
 
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
+	&dev_attr_cc_ecn.attr,
+	&dev_attr_cc_cnp_dscp.attr,
+	&dev_attr_cc_cnp_interval_us.attr,
 	NULL,
 };
 

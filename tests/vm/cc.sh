@@ -1,0 +1,174 @@
+#!/bin/bash
+# cc.sh: congestion control's notification point. Two sroce devices on the
+# two ends of a veth, one end in each of two namespaces (a sends, b
+# receives); netem on a's end marks the packets it would drop
+# Congestion Experienced instead ("loss P ecn", ECT packets only). b
+# answers the marks with CNPs, at most one per QP per cc_cnp_interval_us,
+# and a counts them; a capture on b's end checks the bytes: ECT(0) on the
+# data, CE where netem marked, and every CNP as Annex A17 has it (BTH
+# opcode 0x81 with BECN, to the sender's QP, 16 zero bytes, ECT(1) under
+# the CNP DSCP). With cc_ecn off a's packets are not ECN-capable: netem
+# drops instead of marking, and no CNP is sent.
+#   scripts/vm-run.sh tests/vm/cc.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+P=/usr/libexec/sroce
+port=19100
+cap=/tmp/cc.pcap
+
+# stat DEV NAME: one counter of DEV's port.
+stat() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 "^$2\$" | tail -1
+}
+
+# run_peer DESC ARGS...: rc_peer from a (sroce0) to b (sroce1), checked.
+run_peer() {
+	local desc=$1 st
+	shift
+	port=$((port + 1))
+	ip netns exec b timeout 120 $P/rc_peer -d sroce1 -g "$g1" -p $port "$@" \
+		>/tmp/srv.log 2>&1 &
+	run_ok "$desc (client)" connect_retry ip netns exec a timeout 120 \
+		$P/rc_peer -d sroce0 -g "$g0" -p $port "$@" 10.9.1.2
+	wait $!
+	st=$?
+	ok "$((st == 0))" "$desc (server)" || diag "$(tail -3 /tmp/srv.log)"
+}
+
+# capture CMD...: CMD with tcpdump on b's end of the veth, into $cap.
+capture() {
+	local pid st
+	# -Z root: the guest has no tcpdump user to drop privileges to.
+	ip netns exec b tcpdump -Z root -U -i vb -nn -s 128 -w $cap \
+		udp port 4791 2>/tmp/tcpdump.log &
+	pid=$!
+	sleep 1
+	"$@"
+	st=$?
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	[ -s $cap ] || diag "tcpdump: $(cat /tmp/tcpdump.log)"
+	return $st
+}
+
+# frames: one line per captured RoCE frame: the IP TOS, the source
+# address, then the UDP payload's first 32 bytes in hex (BTH first).
+frames() {
+	tcpdump -Z root -nn -x -r $cap 2>/dev/null | awk '
+		function hex(s,   i, v) {
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		function flush(   i, ihl, tos, src, out) {
+			if (n < 20) { n = 0; return }
+			ihl = (hex(b[0]) % 16) * 4
+			tos = b[1]
+			src = hex(b[12]) "." hex(b[13]) "." hex(b[14]) "." hex(b[15])
+			out = tos " " src " "
+			for (i = ihl + 8; i < ihl + 40 && i < n; i++)
+				out = out b[i]
+			print out
+			n = 0
+		}
+		/^[0-9]/ { flush(); next }
+		/0x[0-9a-f]+:/ {
+			for (i = 2; i <= NF; i++)
+				if (length($i) == 4 && $i ~ /^[0-9a-f]+$/) {
+					b[n++] = substr($i, 1, 2)
+					b[n++] = substr($i, 3, 2)
+				}
+		}
+		END { flush() }'
+}
+
+ip netns add a
+ip netns add b
+ip -n a link set lo up
+ip -n b link set lo up
+run_ok "modprobe sroce" modprobe sroce
+ip netns exec a ip link add va type veth peer name vb
+ip -n a link set vb netns b
+ip -n a addr add 10.9.1.1/24 dev va
+ip -n b addr add 10.9.1.2/24 dev vb
+ip -n a link set va up
+ip -n b link set vb up
+# netem drops what it does not mark, ARP too: no neighbour lookups.
+ip -n a neigh replace 10.9.1.2 lladdr "$(ip netns exec b cat /sys/class/net/vb/address)" dev va nud permanent
+ip -n b neigh replace 10.9.1.1 lladdr "$(ip netns exec a cat /sys/class/net/va/address)" dev vb nud permanent
+run_ok "sroce0 on va (namespace a)" ip netns exec a rdma link add sroce0 type sroce netdev va
+run_ok "sroce1 on vb (namespace b)" ip netns exec b rdma link add sroce1 type sroce netdev vb
+g0=$(gid_index sroce0 10.9.1.1) || g0=0
+g1=$(gid_index sroce1 10.9.1.2) || g1=0
+
+s0=/sys/class/infiniband/sroce0
+is "$(cat $s0/cc_ecn) $(cat $s0/cc_cnp_dscp) $(cat $s0/cc_cnp_interval_us)" "1 48 50" \
+	"the defaults: ECN on, CNPs with DSCP 48, at most one per QP per 50 us"
+fails_ok "cc_cnp_dscp takes no value over 63" sh -c "echo 64 > $s0/cc_cnp_dscp"
+fails_ok "cc_cnp_interval_us takes no more than a second" sh -c "echo 1000001 > $s0/cc_cnp_interval_us"
+fails_ok "cc_ecn takes a boolean only" sh -c "echo maybe > $s0/cc_ecn"
+is "$(cat $s0/cc_ecn) $(cat $s0/cc_cnp_dscp) $(cat $s0/cc_cnp_interval_us)" "1 48 50" \
+	"... and a refused value changes nothing"
+
+run_ok "netem on va marks 5% of what it sends CE" \
+	ip netns exec a tc qdisc add dev va root netem loss 5% ecn
+ce0=$(stat sroce1 rx_ecn_ce)
+cnp0=$(stat sroce1 tx_cnp)
+rcnp0=$(stat sroce0 rx_cnp)
+capture run_peer "rc_peer -s 65536 -n 20 through the marking queue" -s 65536 -n 20
+sleep 1
+ce=$(($(stat sroce1 rx_ecn_ce) - ce0))
+cnp=$(($(stat sroce1 tx_cnp) - cnp0))
+rcnp=$(($(stat sroce0 rx_cnp) - rcnp0))
+diag "marks $ce, CNPs sent $cnp, CNPs received $rcnp"
+ok "$((ce > 0))" "sroce1 counts the CE marks (rx_ecn_ce $ce)"
+ok "$((cnp > 0 && cnp <= ce))" "sroce1 answers them with CNPs, no more than one a mark (tx_cnp $cnp)"
+is "$rcnp" "$cnp" "sroce0 receives and counts each CNP (rx_cnp)"
+frames > /tmp/cc.frames
+awk '$2 == "10.9.1.1"' /tmp/cc.frames > /tmp/cc.data
+awk '$2 == "10.9.1.2" && substr($3, 1, 2) == "81"' /tmp/cc.frames > /tmp/cc.cnps
+ok "$(($(wc -l < /tmp/cc.data) > 100))" "the capture has sroce0's packets ($(wc -l < /tmp/cc.data))"
+is "$(awk '$1 != "02" && $1 != "03"' /tmp/cc.data | wc -l)" 0 \
+	"they go out ECT(0), and arrive so or CE"
+ok "$(awk '$1 == "03"' /tmp/cc.data | wc -l)" "some arrive marked CE"
+is "$(wc -l < /tmp/cc.cnps)" "$cnp" "the capture has every CNP sroce1 counted"
+# A CNP's UDP payload: opcode 81, flags 00, P_Key ffff, 40 (BECN), the
+# sender's QPN, a zero PSN word, 16 zero bytes, then the ICRC.
+dqpn=$(awk '$2 == "10.9.1.2" && substr($3, 1, 2) == "11" { print substr($3, 11, 6); exit }' /tmp/cc.frames)
+ok "$([ -n "$dqpn" ] && echo 1 || echo 0)" "sroce1's ACKs name sroce0's QP (${dqpn:-none})"
+bad=$(awk -v q="${dqpn:-x}" 'substr($3, 1, 24) != "8100ffff40" q "00000000" ||
+	substr($3, 25, 32) != "00000000000000000000000000000000" || $1 != "c1"' /tmp/cc.cnps)
+ok "$([ -z "$bad" ] && [ -s /tmp/cc.cnps ] && echo 1 || echo 0)" \
+	"every CNP: opcode 0x81, BECN, to sroce0's QP, 16 zero bytes, DSCP 48 with ECT(1)" ||
+	diag "$(head -3 <<<"$bad")"
+
+# The interval: one CNP a second at most, whatever the marks.
+echo 1000000 > /sys/class/infiniband/sroce1/cc_cnp_interval_us
+cnp0=$(stat sroce1 tx_cnp)
+start=$(date +%s)
+run_peer "rc_peer -s 65536 -n 20 with a CNP interval of 1 s" -s 65536 -n 20
+secs=$(($(date +%s) - start))
+cnp=$(($(stat sroce1 tx_cnp) - cnp0))
+ok "$((cnp >= 1 && cnp <= secs + 1))" "one CNP a second at most ($cnp in $secs s)"
+echo 50 > /sys/class/infiniband/sroce1/cc_cnp_interval_us
+
+# ECN off: nothing to mark, so netem drops instead; the data still arrives.
+echo 0 > $s0/cc_ecn
+ce0=$(stat sroce1 rx_ecn_ce)
+cnp0=$(stat sroce1 tx_cnp)
+capture run_peer "rc_peer -s 65536 -n 5 with ECN off (5% loss now)" -s 65536 -n 5
+is "$(($(stat sroce1 rx_ecn_ce) - ce0)) $(($(stat sroce1 tx_cnp) - cnp0))" "0 0" \
+	"with cc_ecn 0 no mark and no CNP"
+frames > /tmp/cc.frames
+ok "$(awk '$2 == "10.9.1.1"' /tmp/cc.frames | wc -l)" "the capture has sroce0's packets"
+is "$(awk '$2 == "10.9.1.1" && $1 != "00"' /tmp/cc.frames | wc -l)" 0 \
+	"they go out with the QP's traffic class, not ECN-capable"
+echo 1 > $s0/cc_ecn
+
+run_ok "rdma link delete sroce0" ip netns exec a rdma link delete sroce0
+run_ok "rdma link delete sroce1" ip netns exec b rdma link delete sroce1
+run_ok "rmmod sroce" rmmod sroce
+done_testing
