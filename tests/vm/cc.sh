@@ -1,5 +1,5 @@
 #!/bin/bash
-# cc.sh: congestion control's notification point. Two sroce devices on the
+# cc.sh: congestion control, DCQCN's two ends. Two sroce devices on the
 # two ends of a veth, one end in each of two namespaces (a sends, b
 # receives); netem on a's end marks the packets it would drop
 # Congestion Experienced instead ("loss P ecn", ECT packets only). b
@@ -7,8 +7,10 @@
 # and a counts them; a capture on b's end checks the bytes: ECT(0) on the
 # data, CE where netem marked, and every CNP as Annex A17 has it (BTH
 # opcode 0x81 with BECN, to the sender's QP, 16 zero bytes, ECT(1) under
-# the CNP DSCP). With cc_ecn off a's packets are not ECN-capable: netem
-# drops instead of marking, and no CNP is sent.
+# the CNP DSCP). a cuts its rate for the CNPs (rate_cuts) and, at a low
+# line rate, paces its packets; with cc_rp off it only counts them. With
+# cc_ecn off a's packets are not ECN-capable: netem drops instead of
+# marking, and no CNP is sent.
 #   scripts/vm-run.sh tests/vm/cc.sh
 set -u
 # shellcheck source=tests/vm/lib.sh
@@ -107,6 +109,11 @@ g1=$(gid_index sroce1 10.9.1.2) || g1=0
 s0=/sys/class/infiniband/sroce0
 is "$(cat $s0/cc_ecn) $(cat $s0/cc_cnp_dscp) $(cat $s0/cc_cnp_interval_us)" "1 48 50" \
 	"the defaults: ECN on, CNPs with DSCP 48, at most one per QP per 50 us"
+params="rp line_rate_mbps min_rate_mbps g alpha_us rate_timer_us byte_counter_kb fast_recovery ai_mbps hai_mbps"
+is "$(for p in $params; do cat $s0/cc_$p; done | tr '\n' ' ')" "1 100000 10 4 55 300 10240 5 40 200 " \
+	"DCQCN's defaults: on, 100 Gb/s, g 1/256, K 55 us, T 300 us, B 10 MiB, F 5, AI 40, HAI 200"
+fails_ok "cc_line_rate_mbps takes no 0" sh -c "echo 0 > $s0/cc_line_rate_mbps"
+fails_ok "cc_g takes no more than 1024 (1)" sh -c "echo 1025 > $s0/cc_g"
 fails_ok "cc_cnp_dscp takes no value over 63" sh -c "echo 64 > $s0/cc_cnp_dscp"
 fails_ok "cc_cnp_interval_us takes no more than a second" sh -c "echo 1000001 > $s0/cc_cnp_interval_us"
 fails_ok "cc_ecn takes a boolean only" sh -c "echo maybe > $s0/cc_ecn"
@@ -127,6 +134,8 @@ diag "marks $ce, CNPs sent $cnp, CNPs received $rcnp"
 ok "$((ce > 0))" "sroce1 counts the CE marks (rx_ecn_ce $ce)"
 ok "$((cnp > 0 && cnp <= ce))" "sroce1 answers them with CNPs, no more than one a mark (tx_cnp $cnp)"
 is "$rcnp" "$cnp" "sroce0 receives and counts each CNP (rx_cnp)"
+cuts=$(stat sroce0 rate_cuts)
+ok "$((cuts > 0 && cuts <= rcnp))" "sroce0 cuts its rate for them, once a pass at most (rate_cuts $cuts)"
 frames > /tmp/cc.frames
 awk '$2 == "10.9.1.1"' /tmp/cc.frames > /tmp/cc.data
 awk '$2 == "10.9.1.2" && substr($3, 1, 2) == "81"' /tmp/cc.frames > /tmp/cc.cnps
@@ -154,6 +163,23 @@ secs=$(($(date +%s) - start))
 cnp=$(($(stat sroce1 tx_cnp) - cnp0))
 ok "$((cnp >= 1 && cnp <= secs + 1))" "one CNP a second at most ($cnp in $secs s)"
 echo 50 > /sys/class/infiniband/sroce1/cc_cnp_interval_us
+
+# The reaction point paces: at a line rate of 100 Mb/s every cut holds
+# the requester back (paced) and the data still arrives whole.
+echo 100 > $s0/cc_line_rate_mbps
+paced0=$(stat sroce0 paced)
+run_peer "rc_peer -s 65536 -n 10, line rate 100 Mb/s" -s 65536 -n 10
+ok "$(($(stat sroce0 paced) > paced0))" "sroce0's requester waits for its rate (paced $(($(stat sroce0 paced) - paced0)))"
+echo 100000 > $s0/cc_line_rate_mbps
+
+# A QP without congestion control counts the CNPs and ignores them.
+echo 0 > $s0/cc_rp
+cuts0=$(stat sroce0 rate_cuts)
+rcnp0=$(stat sroce0 rx_cnp)
+run_peer "rc_peer -s 65536 -n 10 with sroce0's reaction point off" -s 65536 -n 10
+ok "$(($(stat sroce0 rx_cnp) > rcnp0))" "CNPs still come and are counted (rx_cnp)"
+is "$(stat sroce0 rate_cuts)" "$cuts0" "... and cut nothing"
+echo 1 > $s0/cc_rp
 
 # ECN off: nothing to mark, so netem drops instead; the data still arrives.
 echo 0 > $s0/cc_ecn

@@ -284,6 +284,9 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 bool sroce_pmem_pages(struct sg_table *sgt);
 int sroce_pmem_write_back(void *va, size_t len, void *priv);
 
+/* sroce_sysfs.c: the device's files, ABI version and cc_* */
+extern const struct attribute_group sroce_dev_attr_group;
+
 /* sroce_verbs.c: the ib_device_ops entry points */
 extern const struct ib_device_ops sroce_dev_ops;
 int sroce_check_udata(struct ib_udata *udata, size_t resp_len);

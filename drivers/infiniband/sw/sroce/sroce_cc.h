@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Congestion control (sroce_cc.c): ECN on what sroce sends, and the
- * notification point of DCQCN: a packet that arrives marked Congestion
- * Experienced makes its QP send a CNP (BTH opcode 0x81, BECN) to the QP
- * that sent it, at most one per QP per interval. The parameters are the
- * device's, in sysfs (cc_*), Documentation/sroce-cc.rst.
+ * Congestion control (sroce_cc.c, Documentation/sroce-cc.rst): ECN on what
+ * sroce sends, and DCQCN, as RoCE NICs run it. The notification point: a
+ * packet that arrives marked Congestion Experienced makes its QP send a
+ * CNP (BTH opcode 0x81, BECN) to the QP that sent it, at most one per QP
+ * per interval. The reaction point: a CNP cuts the rate of the QP it
+ * names, which then climbs back by itself; the requester paces its
+ * packets to that rate. The parameters are the device's, in sysfs (cc_*).
  */
 #ifndef SROCE_CC_H
 #define SROCE_CC_H
@@ -12,38 +14,64 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <net/inet_ecn.h>
 
 #include "proto/opcode.h"
 
-/* What the notification point sends a CNP with: the network's control class. */
-#define SROCE_CC_CNP_DSCP	48
-#define SROCE_CC_CNP_INTERVAL_US	50
-
+/* The device's parameters; each is a u32 in sysfs (sroce_cc.c's table). */
 struct sroce_cc_params {
-	bool ecn;		/* packets go out ECT(0), so queues mark them */
-	u8 cnp_dscp;		/* the DSCP of the CNPs sent */
+	u32 ecn;		/* packets go out ECT(0), so queues mark them */
+	u32 cnp_dscp;		/* the DSCP of the CNPs sent */
 	u32 cnp_interval_us;	/* at most one CNP per QP in this time */
+	u32 rp;			/* the reaction point: CNPs cut the rate */
+	u32 line_rate_mbps;	/* the rate a QP starts at and climbs to */
+	u32 min_rate_mbps;	/* no cut goes below it */
+	u32 g;			/* alpha's gain, in 1/1024 */
+	u32 alpha_us;		/* alpha decays once per this without a CNP */
+	u32 rate_timer_us;	/* a rate increase per this time ... */
+	u32 byte_counter_kb;	/* ... and per this many KiB sent */
+	u32 fast_recovery;	/* increases that only halve the gap to target */
+	u32 ai_mbps;		/* additive increase of the target */
+	u32 hai_mbps;		/* hyper increase of the target */
 };
 
-/* A QP's share; flags and last_cnp_ns are its receive and send tasks'. */
+/* The reaction point of a QP; its send task's, but for cnp_pending. */
+struct sroce_cc_rp {
+	bool limited;		/* below line rate: pace and recover */
+	u32 rc;			/* current rate, Mb/s */
+	u32 rt;			/* target rate, Mb/s */
+	u32 alpha;		/* in 1/1024 */
+	u64 t_alpha;		/* ns: alpha's last update */
+	u64 t_inc;		/* ns: the rate timer's last expiry */
+	u64 bytes;		/* sent since the byte counter's last expiry */
+	u32 timer_stage;	/* rate timer expiries since the last cut */
+	u32 byte_stage;		/* byte counter expiries since the last cut */
+	u64 next_ns;		/* the next packet may leave then */
+	/* Kicks the send task at next_ns (sroce_task.c owns it). */
+	struct hrtimer pace;
+};
+
+/* Ethernet, IP, UDP, BTH, an extension header and the ICRC, about. */
+#define SROCE_CC_HDR_BYTES	80
+
+/* A QP's share of congestion control. */
 struct sroce_qp_cc {
-	unsigned long flags;		/* SROCE_CC_* */
+	unsigned long flags;		/* SROCE_CC_*, set by receive */
 	atomic64_t last_cnp_ns;		/* ktime of the last CNP sent */
 	atomic64_t ce_rcvd;		/* packets that came marked CE */
 	atomic64_t cnp_sent;
+	atomic64_t cnp_rcvd;		/* CNPs that named this QP */
+	u64 rate_cuts;			/* CNPs that cut the rate */
+	struct sroce_cc_rp rp;
 };
 
 enum {
 	SROCE_CC_CE,	/* a packet came marked CE: the next pass decides */
+	SROCE_CC_CNP,	/* a CNP came: the next pass of the send task cuts */
 };
 
-static inline void sroce_cc_params_init(struct sroce_cc_params *p)
-{
-	p->ecn = true;
-	p->cnp_dscp = SROCE_CC_CNP_DSCP;
-	p->cnp_interval_us = SROCE_CC_CNP_INTERVAL_US;
-}
+void sroce_cc_params_init(struct sroce_cc_params *p);
 
 /*
  * The IP traffic class of a packet: the QP's (@tclass) with ECT(0) when
@@ -62,6 +90,10 @@ static inline u8 sroce_cc_tos(const struct sroce_cc_params *p, u8 opcode,
 
 struct sroce_qp;
 void sroce_cc_np(struct sroce_qp *qp);
+void sroce_cc_rp_cnp(struct sroce_qp *qp);
+bool sroce_cc_rp_wait(struct sroce_qp *qp);
+void sroce_cc_rp_sent(struct sroce_qp *qp, u32 bytes);
+void sroce_cc_reset(struct sroce_qp *qp);
 
 /* A pass sends the CNP a CE mark asked for, if one is due. */
 static inline void sroce_cc_pass(struct sroce_qp *qp, struct sroce_qp_cc *cc)
@@ -70,8 +102,13 @@ static inline void sroce_cc_pass(struct sroce_qp *qp, struct sroce_qp_cc *cc)
 		sroce_cc_np(qp);
 }
 
-extern struct device_attribute dev_attr_cc_ecn;
-extern struct device_attribute dev_attr_cc_cnp_dscp;
-extern struct device_attribute dev_attr_cc_cnp_interval_us;
+/* The send task's pass, before the requester: a CNP received cuts. */
+static inline void sroce_cc_send_pass(struct sroce_qp *qp,
+				      struct sroce_qp_cc *cc)
+{
+	sroce_cc_pass(qp, cc);
+	if (test_bit(SROCE_CC_CNP, &cc->flags))
+		sroce_cc_rp_cnp(qp);
+}
 
 #endif /* SROCE_CC_H */

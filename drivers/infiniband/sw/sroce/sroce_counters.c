@@ -30,6 +30,8 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_TX_DROP_ROUTE] = { .name = "tx_drop_route" },
 	[SROCE_CNT_TX_DROP_NOMEM] = { .name = "tx_drop_nomem" },
 	[SROCE_CNT_TX_CNP] = { .name = "tx_cnp" },
+	[SROCE_CNT_RATE_CUTS] = { .name = "rate_cuts" },
+	[SROCE_CNT_PACED] = { .name = "paced" },
 	[SROCE_CNT_SEQ_NAK_SENT] = { .name = "seq_nak_sent" },
 	[SROCE_CNT_SEQ_NAK_RCVD] = { .name = "seq_nak_rcvd" },
 	[SROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_nak_sent" },

@@ -35,6 +35,8 @@ enum sroce_counter {
 	SROCE_CNT_TX_DROP_ROUTE,	/* no route to the destination */
 	SROCE_CNT_TX_DROP_NOMEM,
 	SROCE_CNT_TX_CNP,		/* CNPs sent for CE marks */
+	SROCE_CNT_RATE_CUTS,		/* rate cuts for CNPs received */
+	SROCE_CNT_PACED,		/* requester runs held by the rate */
 	SROCE_CNT_SEQ_NAK_SENT,		/* PSN sequence errors NAKed */
 	SROCE_CNT_SEQ_NAK_RCVD,
 	SROCE_CNT_RNR_NAK_SENT,

@@ -73,6 +73,12 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 		   READ_ONCE(qp->req.cur));
 	seq_printf(m, "ecn_ce_rcvd\t%lld\n", atomic64_read(&qp->cc.ce_rcvd));
 	seq_printf(m, "cnp_sent\t%lld\n", atomic64_read(&qp->cc.cnp_sent));
+	seq_printf(m, "cnp_rcvd\t%lld\n", atomic64_read(&qp->cc.cnp_rcvd));
+	seq_printf(m, "rate_cuts\t%llu\n", READ_ONCE(qp->cc.rate_cuts));
+	seq_printf(m, "rate_mbps\t%u\n", READ_ONCE(qp->cc.rp.limited) ?
+		   READ_ONCE(qp->cc.rp.rc) : 0);
+	seq_printf(m, "target_mbps\t%u\n", READ_ONCE(qp->cc.rp.rt));
+	seq_printf(m, "alpha\t%u\n", READ_ONCE(qp->cc.rp.alpha));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_qp);

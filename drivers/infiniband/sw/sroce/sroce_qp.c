@@ -314,9 +314,8 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	smp_store_release(&qp->sq.ctrl->cons, prod);
 	spin_unlock_irq(&qp->sq_lock);
 	sroce_task_reset(qp, prod);
-	/* A CE mark from the last connection is no news for the next peer. */
-	clear_bit(SROCE_CC_CE, &qp->cc.flags);
-	atomic64_set(&qp->cc.last_cnp_ns, 0);
+	/* Congestion on the last connection is no news for the next one. */
+	sroce_cc_reset(qp);
 
 	spin_lock_irq(&qp->rq_lock);
 	prod = READ_ONCE(qp->rq.ctrl->prod);

@@ -476,10 +476,27 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *s)
 	return !sroce_req_window_full(qp, qp->req.psn);
 }
 
+/*
+ * What a packet that took the WQE from @off to where it is now puts on
+ * the wire, for the pacer: its payload and about its headers' size. A
+ * READ request asks for what the responder sends: that is the
+ * responder's to pace, not ours.
+ */
+static u32 sroce_req_wire_bytes(struct sroce_qp *qp, struct sroce_swqe *s,
+				u64 off)
+{
+	u32 pay = 0;
+
+	if (s->h.opcode != IB_WR_RDMA_READ)
+		pay = min_t(u64, qp->req.off - off, qp->mtu);
+	return pay + SROCE_CC_HDR_BYTES;
+}
+
 void sroce_req_run(struct sroce_qp *qp, int *budget)
 {
 	enum ib_qp_state state = sroce_qp_state(qp);
 	struct sroce_swqe *s;
+	u64 off;
 	u32 psn;
 	int ret;
 
@@ -536,12 +553,18 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			if (sroce_req_window_full(qp, psn))
 				break;
 		}
+		/* Below line rate (a CNP came), one packet per its time. */
+		if (qp->cc.rp.limited && sroce_cc_rp_wait(qp))
+			break;
+		off = qp->req.off;
 		ret = sroce_req_packet(qp, s);
 		(*budget)--;
 		if (ret) {
 			sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
 			continue;
 		}
+		if (qp->cc.rp.limited)
+			sroce_cc_rp_sent(qp, sroce_req_wire_bytes(qp, s, off));
 		if (s->state == SROCE_SWQE_SENT) {
 			qp->req.cur++;
 			qp->req.off = 0;

@@ -273,6 +273,28 @@ static bool sroce_rx_ce(struct sk_buff *skb)
 	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
 }
 
+/*
+ * A CNP names the QP whose packets met congestion: its send task's next
+ * pass cuts the rate (sroce_cc.c), unless the device's reaction point is
+ * off (then it was only counted). Datagram QPs keep no rate.
+ */
+static void sroce_rx_cnp(struct sroce_dev *sdev, const struct sroce_pkt *pkt)
+{
+	struct sroce_qp *qp;
+
+	if (!READ_ONCE(sdev->cc.rp))
+		return;
+	qp = sroce_rx_qp_get_rcu(sdev, pkt->f.dqpn);
+	if (!qp)
+		return;
+	if (!sroce_qp_is_ud(qp)) {
+		atomic64_inc(&qp->cc.cnp_rcvd);
+		set_bit(SROCE_CC_CNP, &qp->cc.flags);
+		sroce_task_mark(&qp->sq_task);
+	}
+	sroce_rx_qp_put(qp);
+}
+
 /* The multicast GID a packet was sent to, if it went to a group. */
 static bool sroce_rx_mgid(struct sk_buff *skb, union ib_gid *mgid)
 {
@@ -340,8 +362,8 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 	bool ce;
 
 	if (info->transport == SROCE_TR_CNP) {
-		/* Congestion control (the reaction point) is not built yet. */
 		sroce_count(sdev, SROCE_CNT_RX_CNP, 1);
+		sroce_rx_cnp(sdev, pkt);
 		goto drop;
 	}
 	ce = sroce_rx_ce(skb);

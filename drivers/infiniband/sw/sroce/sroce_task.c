@@ -88,6 +88,7 @@ static void sroce_task_pass_send(struct sroce_qp *qp, int *budget)
 	case IB_QPS_ERR:
 		skb_queue_purge(&qp->resp_fifo);
 		sroce_comp_halt(qp);
+		hrtimer_try_to_cancel(&qp->cc.rp.pace);
 		/* Bounded like any pass: another pass comes back for more. */
 		if (sroce_req_flush(qp, budget))
 			sroce_task_mark(&qp->sq_task);
@@ -96,7 +97,7 @@ static void sroce_task_pass_send(struct sroce_qp *qp, int *budget)
 		break;
 	}
 	sroce_comp_run(qp, budget);
-	sroce_cc_pass(qp, &qp->cc);
+	sroce_cc_send_pass(qp, &qp->cc);
 	/* A QP the completer ended sends nothing more. */
 	if (state != IB_QPS_RTR && sroce_qp_state(qp) == state) {
 		sroce_req_run(qp, budget);
@@ -325,6 +326,7 @@ void sroce_task_stop(struct sroce_qp *qp)
 	sroce_tasks_pause(qp);
 	/* A timer that fires now marks, nothing more. */
 	sroce_comp_stop(qp);
+	hrtimer_cancel(&qp->cc.rp.pace);
 	/* A worker that handed over may still be on its way out. */
 	flush_work(&qp->rq_task.work);
 	flush_work(&qp->sq_task.work);
@@ -342,10 +344,22 @@ static void sroce_task_init_one(struct sroce_task *t, struct sroce_qp *qp,
 	t->wait_zero = NULL;
 }
 
+/* The pacing timer of congestion control: the requester may send again. */
+static enum hrtimer_restart sroce_pace_fn(struct hrtimer *timer)
+{
+	struct sroce_qp *qp = container_of(timer, struct sroce_qp,
+					   cc.rp.pace);
+
+	sroce_task_kick(&qp->sq_task);
+	return HRTIMER_NORESTART;
+}
+
 void sroce_task_init(struct sroce_qp *qp)
 {
 	sroce_task_init_one(&qp->sq_task, qp, false);
 	sroce_task_init_one(&qp->rq_task, qp, true);
+	hrtimer_init(&qp->cc.rp.pace, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	qp->cc.rp.pace.function = sroce_pace_fn;
 }
 
 int sroce_sched_init(void)

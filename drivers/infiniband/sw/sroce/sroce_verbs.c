@@ -6,7 +6,6 @@
  */
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
-#include <linux/sysfs.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
@@ -223,26 +222,6 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 
 	sroce_dev_release(sdev);
 }
-
-/* What libsroce matches on: see SROCE_SYSFS_MATCH_ATTR. */
-static ssize_t sroce_abi_version_show(struct device *device,
-				      struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", SROCE_ABI_VERSION);
-}
-static DEVICE_ATTR_RO(sroce_abi_version);
-
-static struct attribute *sroce_dev_attrs[] = {
-	&dev_attr_sroce_abi_version.attr,
-	&dev_attr_cc_ecn.attr,
-	&dev_attr_cc_cnp_dscp.attr,
-	&dev_attr_cc_cnp_interval_us.attr,
-	NULL,
-};
-
-static const struct attribute_group sroce_dev_attr_group = {
-	.attrs = sroce_dev_attrs,
-};
 
 const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
