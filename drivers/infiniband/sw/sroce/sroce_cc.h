@@ -17,38 +17,13 @@
 #include <linux/hrtimer.h>
 #include <net/inet_ecn.h>
 
+#include "cc_rp.h"
 #include "proto/opcode.h"
 
-/* The device's parameters; each is a u32 in sysfs (sroce_cc.c's table). */
-struct sroce_cc_params {
-	u32 ecn;		/* packets go out ECT(0), so queues mark them */
-	u32 cnp_dscp;		/* the DSCP of the CNPs sent */
-	u32 cnp_interval_us;	/* at most one CNP per QP in this time */
-	u32 rp;			/* the reaction point: CNPs cut the rate */
-	u32 line_rate_mbps;	/* the rate a QP starts at and climbs to */
-	u32 min_rate_mbps;	/* no cut goes below it */
-	u32 g;			/* alpha's gain, in 1/1024 */
-	u32 alpha_us;		/* alpha decays once per this without a CNP */
-	u32 rate_timer_us;	/* a rate increase per this time ... */
-	u32 byte_counter_kb;	/* ... and per this many KiB sent */
-	u32 fast_recovery;	/* increases that only halve the gap to target */
-	u32 ai_mbps;		/* additive increase of the target */
-	u32 hai_mbps;		/* hyper increase of the target */
-};
-
-/* The reaction point of a QP; its send task's, but for cnp_pending. */
+/* A QP's reaction point: DCQCN's state, and the timer of its pacing. */
 struct sroce_cc_rp {
-	bool limited;		/* below line rate: pace and recover */
-	u32 rc;			/* current rate, Mb/s */
-	u32 rt;			/* target rate, Mb/s */
-	u32 alpha;		/* in 1/1024 */
-	u64 t_alpha;		/* ns: alpha's last update */
-	u64 t_inc;		/* ns: the rate timer's last expiry */
-	u64 bytes;		/* sent since the byte counter's last expiry */
-	u32 timer_stage;	/* rate timer expiries since the last cut */
-	u32 byte_stage;		/* byte counter expiries since the last cut */
-	u64 next_ns;		/* the next packet may leave then */
-	/* Kicks the send task at next_ns (sroce_task.c owns it). */
+	struct sroce_dcqcn d;
+	/* Kicks the send task at d.next_ns (sroce_task.c owns it). */
 	struct hrtimer pace;
 };
 

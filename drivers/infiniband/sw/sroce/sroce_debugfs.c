@@ -75,10 +75,10 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 	seq_printf(m, "cnp_sent\t%lld\n", atomic64_read(&qp->cc.cnp_sent));
 	seq_printf(m, "cnp_rcvd\t%lld\n", atomic64_read(&qp->cc.cnp_rcvd));
 	seq_printf(m, "rate_cuts\t%llu\n", READ_ONCE(qp->cc.rate_cuts));
-	seq_printf(m, "rate_mbps\t%u\n", READ_ONCE(qp->cc.rp.limited) ?
-		   READ_ONCE(qp->cc.rp.rc) : 0);
-	seq_printf(m, "target_mbps\t%u\n", READ_ONCE(qp->cc.rp.rt));
-	seq_printf(m, "alpha\t%u\n", READ_ONCE(qp->cc.rp.alpha));
+	seq_printf(m, "rate_mbps\t%u\n", READ_ONCE(qp->cc.rp.d.limited) ?
+		   READ_ONCE(qp->cc.rp.d.rc) : 0);
+	seq_printf(m, "target_mbps\t%u\n", READ_ONCE(qp->cc.rp.d.rt));
+	seq_printf(m, "alpha\t%u\n", READ_ONCE(qp->cc.rp.d.alpha));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_qp);

@@ -554,7 +554,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 				break;
 		}
 		/* Below line rate (a CNP came), one packet per its time. */
-		if (qp->cc.rp.limited && sroce_cc_rp_wait(qp))
+		if (qp->cc.rp.d.limited && sroce_cc_rp_wait(qp))
 			break;
 		off = qp->req.off;
 		ret = sroce_req_packet(qp, s);
@@ -563,7 +563,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
 			continue;
 		}
-		if (qp->cc.rp.limited)
+		if (qp->cc.rp.d.limited)
 			sroce_cc_rp_sent(qp, sroce_req_wire_bytes(qp, s, off));
 		if (s->state == SROCE_SWQE_SENT) {
 			qp->req.cur++;

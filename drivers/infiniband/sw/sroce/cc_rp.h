@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * DCQCN's reaction point as pure functions (Zhu et al., "Congestion
+ * Control for Large-Scale RDMA Deployments", SIGCOMM 2015): a CNP's cut,
+ * the recovery that follows, and the pacing of what is sent. The kernel
+ * (sroce_cc.c) keeps one struct sroce_dcqcn per QP and hands in the
+ * device's parameters and the time; the host unit tests drive the same
+ * functions (tests/unit/test_dcqcn.c).
+ *
+ * A cut: Rt = Rc, Rc -= Rc * alpha / 2 (not below min_rate_mbps), alpha
+ * += g (1 - alpha). The first starts from line rate with alpha 1. Then
+ * each expiry of the rate timer or of the byte counter is an increase:
+ * halve the gap to Rt while both have expired fewer than fast_recovery
+ * times since the cut, and raise Rt by ai_mbps once one has, by hai_mbps
+ * times the stage once both have; alpha decays, alpha -= g alpha, per
+ * alpha_us without a CNP. The timers are not timers: sroce_dcqcn_advance()
+ * works out how many periods passed whenever the requester wants to send.
+ * Back at line rate the QP is unlimited again.
+ */
+#ifndef SROCE_CC_RP_H
+#define SROCE_CC_RP_H
+
+#include "proto/proto_types.h"
+
+#ifdef __KERNEL__
+#include <linux/compiler.h>
+#include <linux/math64.h>
+/* The parameters change under the data path (sysfs): one load each. */
+#define SROCE_CC_P(x)		READ_ONCE(x)
+#define sroce_cc_div(a, b)	div64_u64(a, b)
+#else
+#define SROCE_CC_P(x)		(x)
+#define sroce_cc_div(a, b)	((a) / (b))
+#endif
+
+#define SROCE_CC_ONE		1024	/* alpha and g: fixed point */
+/*
+ * Catching up more than this many periods at once (over a second of the
+ * default rate timer) is catching up fully: alpha is 0 long before, and
+ * the rate back at line rate.
+ */
+#define SROCE_CC_MAX_PERIODS	4096
+
+/* The device's parameters; each is a u32 in sysfs (sroce_sysfs.c). */
+struct sroce_cc_params {
+	u32 ecn;		/* packets go out ECT(0), so queues mark them */
+	u32 cnp_dscp;		/* the DSCP of the CNPs sent */
+	u32 cnp_interval_us;	/* at most one CNP per QP in this time */
+	u32 rp;			/* the reaction point: CNPs cut the rate */
+	u32 line_rate_mbps;	/* the rate a QP starts at and climbs to */
+	u32 min_rate_mbps;	/* no cut goes below it */
+	u32 g;			/* alpha's gain, in 1/1024 */
+	u32 alpha_us;		/* alpha decays once per this without a CNP */
+	u32 rate_timer_us;	/* a rate increase per this time ... */
+	u32 byte_counter_kb;	/* ... and per this many KiB sent */
+	u32 fast_recovery;	/* increases that only halve the gap to target */
+	u32 ai_mbps;		/* additive increase of the target */
+	u32 hai_mbps;		/* hyper increase of the target */
+};
+
+/* One QP's reaction point; times in ns of one monotonic clock. */
+struct sroce_dcqcn {
+	bool limited;		/* below line rate: pace and recover */
+	u32 rc;			/* current rate, Mb/s */
+	u32 rt;			/* target rate, Mb/s */
+	u32 alpha;		/* in 1/1024 */
+	u64 t_alpha;		/* alpha's last update */
+	u64 t_inc;		/* the rate timer's last expiry */
+	u64 bytes;		/* sent since the byte counter's last expiry */
+	u32 timer_stage;	/* rate timer expiries since the last cut */
+	u32 byte_stage;		/* byte counter expiries since the last cut */
+	u64 next_ns;		/* the next packet may leave then */
+};
+
+static inline u64 sroce_cc_min(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static inline u64 sroce_cc_max(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+/* One rate increase: fast recovery, additive or hyper. */
+static inline void sroce_dcqcn_increase(struct sroce_dcqcn *d,
+					const struct sroce_cc_params *p)
+{
+	u32 f = SROCE_CC_P(p->fast_recovery);
+	u32 line = SROCE_CC_P(p->line_rate_mbps);
+	u32 lo = sroce_cc_min(d->timer_stage, d->byte_stage);
+	u32 hi = sroce_cc_max(d->timer_stage, d->byte_stage);
+	u64 rt = d->rt;
+
+	if (hi >= f && lo < f)
+		rt += SROCE_CC_P(p->ai_mbps);
+	else if (lo >= f)
+		rt += (u64)(lo - f + 1) * SROCE_CC_P(p->hai_mbps);
+	d->rt = sroce_cc_min(rt, line);
+	d->rc = (d->rt + (u64)d->rc + 1) / 2;
+	/* At line rate (or as near as halving gets): unlimited again. */
+	if (d->rc >= line || line - d->rc <= line / SROCE_CC_ONE)
+		d->limited = false;
+}
+
+/* The periods of alpha's decay and of the rate timer up to @now. */
+static inline void sroce_dcqcn_advance(struct sroce_dcqcn *d,
+				       const struct sroce_cc_params *p,
+				       u64 now)
+{
+	u64 k = (u64)SROCE_CC_P(p->alpha_us) * 1000;
+	u64 t = (u64)SROCE_CC_P(p->rate_timer_us) * 1000;
+	u32 g = SROCE_CC_P(p->g);
+	u64 n, i;
+
+	n = now > d->t_alpha && k ? sroce_cc_div(now - d->t_alpha, k) : 0;
+	for (i = 0; i < n && d->alpha; i++) {
+		if (i == SROCE_CC_MAX_PERIODS) {
+			d->alpha = 0;
+			break;
+		}
+		d->alpha = (u64)d->alpha * (SROCE_CC_ONE - g) / SROCE_CC_ONE;
+	}
+	d->t_alpha += n * k;
+
+	n = now > d->t_inc && t ? sroce_cc_div(now - d->t_inc, t) : 0;
+	if (n > SROCE_CC_MAX_PERIODS) {
+		d->limited = false;
+		n = 0;
+	}
+	for (i = 0; i < n && d->limited; i++) {
+		d->timer_stage++;
+		sroce_dcqcn_increase(d, p);
+	}
+	d->t_inc += n * t;
+}
+
+/* CNPs came (one congestion event, however many): cut the rate. */
+static inline void sroce_dcqcn_cut(struct sroce_dcqcn *d,
+				   const struct sroce_cc_params *p, u64 now)
+{
+	u32 g = SROCE_CC_P(p->g), line = SROCE_CC_P(p->line_rate_mbps);
+	u64 cut;
+
+	if (!d->limited) {
+		d->rc = line;
+		d->alpha = SROCE_CC_ONE;
+		d->t_alpha = now;
+		d->next_ns = now;
+	} else {
+		sroce_dcqcn_advance(d, p, now);
+	}
+	d->rt = d->rc;
+	cut = (u64)d->rc * d->alpha / (2 * SROCE_CC_ONE);
+	d->rc = sroce_cc_max(d->rc - cut,
+			     sroce_cc_min(SROCE_CC_P(p->min_rate_mbps), line));
+	d->alpha = ((u64)d->alpha * (SROCE_CC_ONE - g) +
+		    (u64)g * SROCE_CC_ONE) / SROCE_CC_ONE;
+	d->t_alpha = now;
+	d->t_inc = now;
+	d->bytes = 0;
+	d->timer_stage = 0;
+	d->byte_stage = 0;
+	d->limited = true;
+}
+
+/*
+ * A packet of @bytes left at @now: the next waits until they drained at
+ * Rc, and they count towards the byte counter.
+ */
+static inline void sroce_dcqcn_sent(struct sroce_dcqcn *d,
+				    const struct sroce_cc_params *p,
+				    u32 bytes, u64 now)
+{
+	u64 bc = (u64)SROCE_CC_P(p->byte_counter_kb) * 1024;
+
+	d->next_ns = sroce_cc_max(d->next_ns, now) +
+		     sroce_cc_div((u64)bytes * 8 * 1000,
+				  sroce_cc_max(d->rc, 1));
+	d->bytes += bytes;
+	while (bc && d->bytes >= bc && d->limited) {
+		d->bytes -= bc;
+		d->byte_stage++;
+		sroce_dcqcn_increase(d, p);
+	}
+}
+
+#endif /* SROCE_CC_RP_H */
