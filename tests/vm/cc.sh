@@ -87,24 +87,10 @@ frames() {
 		END { flush() }'
 }
 
-ip netns add a
-ip netns add b
-ip -n a link set lo up
-ip -n b link set lo up
-run_ok "modprobe sroce" modprobe sroce
-ip netns exec a ip link add va type veth peer name vb
-ip -n a link set vb netns b
-ip -n a addr add 10.9.1.1/24 dev va
-ip -n b addr add 10.9.1.2/24 dev vb
-ip -n a link set va up
-ip -n b link set vb up
+two_ns_devices 1
 # netem drops what it does not mark, ARP too: no neighbour lookups.
 ip -n a neigh replace 10.9.1.2 lladdr "$(ip netns exec b cat /sys/class/net/vb/address)" dev va nud permanent
 ip -n b neigh replace 10.9.1.1 lladdr "$(ip netns exec a cat /sys/class/net/va/address)" dev vb nud permanent
-run_ok "sroce0 on va (namespace a)" ip netns exec a rdma link add sroce0 type sroce netdev va
-run_ok "sroce1 on vb (namespace b)" ip netns exec b rdma link add sroce1 type sroce netdev vb
-g0=$(gid_index sroce0 10.9.1.1) || g0=0
-g1=$(gid_index sroce1 10.9.1.2) || g1=0
 
 s0=/sys/class/infiniband/sroce0
 is "$(cat $s0/cc_ecn) $(cat $s0/cc_cnp_dscp) $(cat $s0/cc_cnp_interval_us)" "1 48 50" \

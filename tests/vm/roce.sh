@@ -65,6 +65,34 @@ sroce_up() {
 	gid_index "$1" "$3" >/dev/null || diag "no GID for $3 yet"
 }
 
+# two_ns_devices NET: namespaces a and b joined by a veth, va in a and vb
+# in b, on 10.9.NET.1 and .2; sroce loaded, sroce0 on va and sroce1 on vb
+# (three checks); their GID indexes in g0 and g1.
+two_ns_devices() {
+	local net=$1 n
+	for n in a b; do
+		ip netns add $n
+		ip -n $n link set lo up
+	done
+	run_ok "modprobe sroce" modprobe sroce
+	# The two ends of one veth in one namespace do not work: the RDMA
+	# core's address resolution (ib_resolve_eth_dmac) refuses a peer
+	# address that is local to another netdev before sroce sees the
+	# modify. Two namespaces:
+	ip netns exec a ip link add va type veth peer name vb
+	ip -n a link set vb netns b
+	ip -n a addr add "10.9.$net.1/24" dev va
+	ip -n b addr add "10.9.$net.2/24" dev vb
+	ip -n a link set va up
+	ip -n b link set vb up
+	run_ok "sroce0 on va (namespace a)" ip netns exec a rdma link add sroce0 type sroce netdev va
+	run_ok "sroce1 on vb (namespace b)" ip netns exec b rdma link add sroce1 type sroce netdev vb
+	# shellcheck disable=SC2034 # for the caller
+	g0=$(gid_index sroce0 "10.9.$net.1") || g0=0
+	# shellcheck disable=SC2034 # for the caller
+	g1=$(gid_index sroce1 "10.9.$net.2") || g1=0
+}
+
 # retry TRIES CMD...: rerun CMD once a second until it succeeds (a peer's
 # server may not be listening yet).
 retry() {

@@ -24,25 +24,7 @@ pp() {
 	ok "$((st == 0))" "$desc (server)" || diag "$(tail -3 /tmp/srv.log)"
 }
 
-ip netns add a
-ip netns add b
-ip -n a link set lo up
-ip -n b link set lo up
-run_ok "modprobe sroce" modprobe sroce
-
-# The two ends of one veth in one namespace do not work: the RDMA core's
-# address resolution (ib_resolve_eth_dmac) refuses a peer address that is
-# local to another netdev before sroce sees the modify. Two namespaces:
-ip netns exec a ip link add va type veth peer name vb
-ip -n a link set vb netns b
-ip -n a addr add 10.9.0.1/24 dev va
-ip -n b addr add 10.9.0.2/24 dev vb
-ip -n a link set va up
-ip -n b link set vb up
-run_ok "sroce0 on va (namespace a)" ip netns exec a rdma link add sroce0 type sroce netdev va
-run_ok "sroce1 on vb (namespace b)" ip netns exec b rdma link add sroce1 type sroce netdev vb
-g0=$(gid_index sroce0 10.9.0.1) || g0=0
-g1=$(gid_index sroce1 10.9.0.2) || g1=0
+two_ns_devices 0
 run_ok "namespace b answers ping" retry 20 ip netns exec a ping -c 1 -W 1 10.9.0.2
 for s in 1 65536; do
 	pp "sroce0 -> sroce1 across a veth, $s B" b sroce1 "$g1" a sroce0 "$g0" 10.9.0.2 \
