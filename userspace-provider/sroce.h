@@ -281,6 +281,7 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 int sroce_destroy_cq(struct ibv_cq *ibcq);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 struct sroce_cq *sroce_cq_new(void);
 bool sroce_cq_ready(struct sroce_cq *cq, int ret, int cmd_fd,

@@ -179,6 +179,35 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
+/*
+ * Take @qpn's completions off @cq, keeping the others in order (a QP moved
+ * to RESET, as mlx5 does: rdma-core's tests reuse a CQ after a reset).
+ * The kernel writes only past its producer index, and only into slots we
+ * have released: the slots below the prod we read are ours to rewrite.
+ * Walking back from the newest, each kept CQE moves up over the ones
+ * dropped so far; the dropped slots at the bottom are then consumed.
+ */
+void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn)
+{
+	uint32_t prod, i, dropped = 0;
+	struct sroce_cqe *e;
+
+	sroce_cq_lock(cq);
+	prod = __atomic_load_n(&cq->ctrl->prod, __ATOMIC_ACQUIRE);
+	for (i = prod; i != cq->cons; i--) {
+		e = &cq->cqes[(i - 1) & cq->mask];
+		if (e->qp_num == qpn)
+			dropped++;
+		else if (dropped)
+			cq->cqes[(i - 1 + dropped) & cq->mask] = *e;
+	}
+	if (dropped) {
+		cq->cons += dropped;
+		__atomic_store_n(&cq->ctrl->cons, cq->cons, __ATOMIC_RELEASE);
+	}
+	sroce_cq_unlock(cq);
+}
+
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct sroce_cq *cq = to_scq(ibcq);

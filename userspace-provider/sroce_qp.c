@@ -290,8 +290,17 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
 	struct ibv_modify_qp cmd;
+	int ret;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	/* In RESET the QP has no completions: take them off its CQs. */
+	if (!ret && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET) {
+		sroce_cq_clean(to_scq(ibqp->send_cq), ibqp->qp_num);
+		if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+			sroce_cq_clean(to_scq(ibqp->recv_cq), ibqp->qp_num);
+	}
+	return ret;
 }
 
 int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

@@ -284,6 +284,7 @@ int main(int argc, char **argv)
 	report("err-flush-rq", t_err_flush(&rc, 0), "modify to ERR flushes 3 outstanding receives with WR_FLUSH_ERR");
 	report("err-flush-post-recv", t_err_flush(&rc, 1), "a receive posted in ERR completes with WR_FLUSH_ERR");
 	report("err-flush-post-send", t_err_flush(&rc, 2), "a send posted in ERR completes with WR_FLUSH_ERR");
+	report("reset-cleans-cq", t_reset_cleans_cq(&rc), "a QP moved to RESET takes its completions off a shared CQ; the other QP's stay, in order");
 	report("err-flush-big-sq", t_err_flush_big(&rc, 0), "modify to ERR with a full SQ (up to 16384 SENDs): every one WR_FLUSH_ERR, in order");
 	report("err-flush-big-rq", t_err_flush_big(&rc, 1), "modify to ERR with a full RQ (up to 16384 receives): every one WR_FLUSH_ERR, in order");
 	report("err-retry-destroyed", t_err_retry(&rc, 0), "SEND to a destroyed peer, retry_cnt 1: RETRY_EXC_ERR");

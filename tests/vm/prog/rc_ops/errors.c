@@ -237,6 +237,71 @@ out:
 	return err;
 }
 
+/*
+ * A QP moved to RESET takes its completions off its CQs, which another
+ * QP shares; the other's stay, in order (rdma-core's tests reuse a CQ
+ * after a reset, as mlx5 cleans it). x flushes a receive into b's receive
+ * CQ, then b flushes three, then x one more: after b's reset the CQ holds
+ * x's two.
+ */
+const char *t_reset_cleans_cq(struct rc *rc)
+{
+	struct ibv_qp *x = NULL;
+	struct ibv_qp_cap cap;
+	struct ibv_sge ds;
+	struct ibv_wc wc;
+	struct buf d;
+	const char *err;
+	int i, ret;
+
+	memset(&d, 0, sizeof(d));
+	if ((err = pair_up(rc, &defaults, &defaults)))
+		return err;
+	default_cap(rc, &cap);
+	x = qp_new(rc, rc->b.scq, rc->b.rcq, &cap);
+	if (!x || to_init(rc, x) || buf_new(rc, &d, 300, ACC_LOCAL)) {
+		err = fail("a second QP on b's CQs, buffers: %s",
+			   strerror(errno));
+		goto out;
+	}
+	sge_of(&ds, &d, 0, 100);
+	if ((ret = post_recv(x, 0x300, &ds, 1)) ||
+	    (ret = to_state(x, IBV_QPS_ERR))) {
+		err = fail("x: a receive, then ERR: %s", strerror(ret));
+		goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		sge_of(&ds, &d, 100 * i, 100);
+		if ((ret = post_recv(rc->b.qp, 0x100 + i, &ds, 1))) {
+			err = fail("ibv_post_recv: %s", strerror(ret));
+			goto out;
+		}
+	}
+	if ((ret = to_state(rc->b.qp, IBV_QPS_ERR)) ||
+	    (ret = post_recv(x, 0x301, &ds, 1))) {
+		err = fail("b to ERR, x's receive in ERR: %s", strerror(ret));
+		goto out;
+	}
+	/* Every flush is on the CQ before b's reset takes some away. */
+	usleep(QUIET_MS * 1000);
+	if ((ret = to_state(rc->b.qp, IBV_QPS_RESET))) {
+		err = fail("b to RESET: %s", strerror(ret));
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		if ((err = get_wc(rc->b.rcq, "the shared receive CQ", &wc,
+				  0x300 + i, IBV_WC_WR_FLUSH_ERR, -1)))
+			goto out;
+	}
+	err = cq_quiet(rc->b.rcq, "the shared receive CQ", QUIET_MS);
+out:
+	if (x)
+		ibv_destroy_qp(x);
+	rc->dirty = 1;
+	buf_free(&d);
+	return err;
+}
+
 /* A SEND to a peer that is gone (@kind 0: QP destroyed, 1: in RESET, 2:
  * in ERR), retry_cnt 1 and a ~16 ms timeout: RETRY_EXC_ERR. */
 const char *t_err_retry(struct rc *rc, int kind)

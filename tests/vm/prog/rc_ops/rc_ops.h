@@ -176,6 +176,7 @@ void t_mw_more(struct rc *rc);
 const char *t_err_access(struct rc *rc, int kind, int event);
 const char *t_err_len(struct rc *rc);
 const char *t_err_flush(struct rc *rc, int kind);
+const char *t_reset_cleans_cq(struct rc *rc);
 const char *t_err_retry(struct rc *rc, int kind);
 const char *t_err_rnr(struct rc *rc);
 const char *t_post_limit(struct rc *rc, int kind);
