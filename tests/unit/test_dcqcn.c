@@ -142,6 +142,11 @@ static void test_pacing(void)
 	is(d.next_ns, 2000 * US, "the next packet queues behind it");
 	sroce_dcqcn_sent(&d, &p, 1250, 5000 * US);
 	is(d.next_ns, 6000 * US, "an idle link saves nothing up: no burst");
+	d = (struct sroce_dcqcn){};
+	p.pace_line = 1;
+	sroce_dcqcn_sent(&d, &p, 1250, 0);
+	is(d.next_ns, 1 * US, "unlimited, pace_line: at line rate (10 Gb/s)");
+	ok(!d.limited && !d.byte_stage, "... which neither limits nor counts");
 }
 
 int main(void)

@@ -95,9 +95,9 @@ ip -n b neigh replace 10.9.1.1 lladdr "$(ip netns exec a cat /sys/class/net/va/a
 s0=/sys/class/infiniband/sroce0
 is "$(cat $s0/cc_ecn) $(cat $s0/cc_cnp_dscp) $(cat $s0/cc_cnp_interval_us)" "1 48 50" \
 	"the defaults: ECN on, CNPs with DSCP 48, at most one per QP per 50 us"
-params="rp line_rate_mbps min_rate_mbps g alpha_us rate_timer_us byte_counter_kb fast_recovery ai_mbps hai_mbps"
-is "$(for p in $params; do cat $s0/cc_$p; done | tr '\n' ' ')" "1 100000 10 4 55 300 10240 5 40 200 " \
-	"DCQCN's defaults: on, 100 Gb/s, g 1/256, K 55 us, T 300 us, B 10 MiB, F 5, AI 40, HAI 200"
+params="rp line_rate_mbps min_rate_mbps g alpha_us rate_timer_us byte_counter_kb fast_recovery ai_mbps hai_mbps pace_line"
+is "$(for p in $params; do cat $s0/cc_$p; done | tr '\n' ' ')" "1 100000 10 4 55 300 10240 5 40 200 0 " \
+	"DCQCN's defaults: on, 100 Gb/s, g 1/256, K 55 us, T 300 us, B 10 MiB, F 5, AI 40, HAI 200, no pacing at line rate"
 fails_ok "cc_line_rate_mbps takes no 0" sh -c "echo 0 > $s0/cc_line_rate_mbps"
 fails_ok "cc_g takes no more than 1024 (1)" sh -c "echo 1025 > $s0/cc_g"
 fails_ok "cc_cnp_dscp takes no value over 63" sh -c "echo 64 > $s0/cc_cnp_dscp"
@@ -157,6 +157,20 @@ paced0=$(stat sroce0 paced)
 run_peer "rc_peer -s 65536 -n 10, line rate 100 Mb/s" -s 65536 -n 10
 ok "$(($(stat sroce0 paced) > paced0))" "sroce0's requester waits for its rate (paced $(($(stat sroce0 paced) - paced0)))"
 echo 100000 > $s0/cc_line_rate_mbps
+
+# pace_line: with no mark at all, a QP keeps to the line rate (20 Mb/s:
+# 10 x 64 KiB and their headers take 0.27 s at least).
+run_ok "no netem now: nothing is marked" ip netns exec a tc qdisc del dev va root
+echo 20 > $s0/cc_line_rate_mbps
+echo 1 > $s0/cc_pace_line
+paced0=$(stat sroce0 paced)
+cuts0=$(stat sroce0 rate_cuts)
+run_peer "rc_peer -s 65536 -n 10 paced at a line rate of 20 Mb/s" -s 65536 -n 10
+ok "$(($(stat sroce0 paced) > paced0))" "an unlimited QP waits for the line rate (paced $(($(stat sroce0 paced) - paced0)))"
+is "$(stat sroce0 rate_cuts)" "$cuts0" "... with no CNP and no cut"
+echo 0 > $s0/cc_pace_line
+echo 100000 > $s0/cc_line_rate_mbps
+run_ok "netem marks 5% again" ip netns exec a tc qdisc add dev va root netem loss 5% ecn
 
 # A QP without congestion control counts the CNPs and ignores them.
 echo 0 > $s0/cc_rp

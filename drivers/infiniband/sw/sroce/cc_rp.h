@@ -56,6 +56,11 @@ struct sroce_cc_params {
 	u32 fast_recovery;	/* increases that only halve the gap to target */
 	u32 ai_mbps;		/* additive increase of the target */
 	u32 hai_mbps;		/* hyper increase of the target */
+	/*
+	 * Pace even an unlimited QP at line rate: a software device has no
+	 * port clock, and sends as fast as the CPU goes without it.
+	 */
+	u32 pace_line;
 };
 
 /* One QP's reaction point; times in ns of one monotonic clock. */
@@ -114,13 +119,10 @@ static inline void sroce_dcqcn_advance(struct sroce_dcqcn *d,
 	u64 n, i;
 
 	n = now > d->t_alpha && k ? sroce_cc_div(now - d->t_alpha, k) : 0;
-	for (i = 0; i < n && d->alpha; i++) {
-		if (i == SROCE_CC_MAX_PERIODS) {
-			d->alpha = 0;
-			break;
-		}
+	if (n > SROCE_CC_MAX_PERIODS)
+		d->alpha = 0;
+	for (i = 0; i < n && d->alpha; i++)
 		d->alpha = (u64)d->alpha * (SROCE_CC_ONE - g) / SROCE_CC_ONE;
-	}
 	d->t_alpha += n * k;
 
 	n = now > d->t_inc && t ? sroce_cc_div(now - d->t_inc, t) : 0;
@@ -166,17 +168,19 @@ static inline void sroce_dcqcn_cut(struct sroce_dcqcn *d,
 
 /*
  * A packet of @bytes left at @now: the next waits until they drained at
- * Rc, and they count towards the byte counter.
+ * Rc (at line rate when unlimited and pace_line is set), and they count
+ * towards the byte counter.
  */
 static inline void sroce_dcqcn_sent(struct sroce_dcqcn *d,
 				    const struct sroce_cc_params *p,
 				    u32 bytes, u64 now)
 {
 	u64 bc = (u64)SROCE_CC_P(p->byte_counter_kb) * 1024;
+	u64 rate = d->limited ? d->rc : SROCE_CC_P(p->line_rate_mbps);
 
 	d->next_ns = sroce_cc_max(d->next_ns, now) +
 		     sroce_cc_div((u64)bytes * 8 * 1000,
-				  sroce_cc_max(d->rc, 1));
+				  sroce_cc_max(rate, 1));
 	d->bytes += bytes;
 	while (bc && d->bytes >= bc && d->limited) {
 		d->bytes -= bc;

@@ -40,6 +40,7 @@ void sroce_cc_params_init(struct sroce_cc_params *p)
 	p->fast_recovery = 5;
 	p->ai_mbps = 40;
 	p->hai_mbps = 200;
+	p->pace_line = 0;
 }
 
 /* A CNP to the peer of @qp (Annex A17.9: BTH with BECN, 16 zero bytes). */
@@ -107,16 +108,19 @@ void sroce_cc_rp_cnp(struct sroce_qp *qp)
 }
 
 /*
- * May the requester of a limited QP send its next packet now? If not,
- * the pacing timer kicks the send task when it may, and it stops.
+ * May the requester of a paced QP (limited, or any with pace_line) send
+ * its next packet now? If not, the pacing timer kicks the send task when
+ * it may, and it stops.
  */
 bool sroce_cc_rp_wait(struct sroce_qp *qp)
 {
 	struct sroce_dcqcn *d = &qp->cc.rp.d;
 	u64 now = ktime_get_ns();
 
-	sroce_dcqcn_advance(d, &qp->sdev->cc, now);
-	if (!d->limited || d->next_ns <= now)
+	if (d->limited)
+		sroce_dcqcn_advance(d, &qp->sdev->cc, now);
+	if ((!d->limited && !READ_ONCE(qp->sdev->cc.pace_line)) ||
+	    d->next_ns <= now)
 		return false;
 	hrtimer_start(&qp->cc.rp.pace, ns_to_ktime(d->next_ns),
 		      HRTIMER_MODE_ABS_SOFT);
@@ -124,7 +128,7 @@ bool sroce_cc_rp_wait(struct sroce_qp *qp)
 	return true;
 }
 
-/* A limited QP's packet of @bytes left: the next waits for them to drain. */
+/* A paced QP's packet of @bytes left: the next waits for them to drain. */
 void sroce_cc_rp_sent(struct sroce_qp *qp, u32 bytes)
 {
 	sroce_dcqcn_sent(&qp->cc.rp.d, &qp->sdev->cc, bytes, ktime_get_ns());

@@ -496,6 +496,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 {
 	enum ib_qp_state state = sroce_qp_state(qp);
 	struct sroce_swqe *s;
+	bool paced;
 	u64 off;
 	u32 psn;
 	int ret;
@@ -554,7 +555,8 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 				break;
 		}
 		/* Below line rate (a CNP came), one packet per its time. */
-		if (qp->cc.rp.d.limited && sroce_cc_rp_wait(qp))
+		paced = qp->cc.rp.d.limited || READ_ONCE(qp->sdev->cc.pace_line);
+		if (paced && sroce_cc_rp_wait(qp))
 			break;
 		off = qp->req.off;
 		ret = sroce_req_packet(qp, s);
@@ -563,7 +565,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
 			continue;
 		}
-		if (qp->cc.rp.d.limited)
+		if (paced)
 			sroce_cc_rp_sent(qp, sroce_req_wire_bytes(qp, s, off));
 		if (s->state == SROCE_SWQE_SENT) {
 			qp->req.cur++;

@@ -82,6 +82,7 @@ SROCE_CC_ATTR(byte_counter_kb, 1, 1U << 30);
 SROCE_CC_ATTR(fast_recovery, 0, 64);
 SROCE_CC_ATTR(ai_mbps, 0, 400000);
 SROCE_CC_ATTR(hai_mbps, 0, 400000);
+SROCE_CC_ATTR(pace_line, 0, 1);
 
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
@@ -98,6 +99,7 @@ static struct attribute *sroce_dev_attrs[] = {
 	&sroce_cc_attr_fast_recovery.attr.attr,
 	&sroce_cc_attr_ai_mbps.attr.attr,
 	&sroce_cc_attr_hai_mbps.attr.attr,
+	&sroce_cc_attr_pace_line.attr.attr,
 	NULL,
 };
 
