@@ -63,7 +63,8 @@ $(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h tests/vm/prog/rawframe.h 
 		include/uapi/rdma/sroce-abi.h $(PROTO_SRCS)
 	@mkdir -p $(dir $@)
 	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi \
-		-Idrivers/infiniband/sw/sroce -o $@ $< $(PROTO_SRCS) -libverbs -lpthread
+		-Idrivers/infiniband/sw/sroce -o $@ $< $(PROTO_SRCS) -libverbs -lpthread \
+		$(if $(filter mc_send,$*),-lrdmacm)
 
 # Programs that post what Debian 12's libibverbs has no verb for (FLUSH):
 # built against rdma-core 56.1's headers and libibverbs (build-provider.sh

@@ -15,7 +15,7 @@ RDMA_CORE_SHA256=$(cat "$top/scripts/rdma-core.sha256")
 PKGS=(qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
       busybox-static kmod cpio xz-utils zstd bc rdma-core ibverbs-utils
       rdmacm-utils perftest iproute2 sparse libibverbs-dev cmake ninja-build
-      pkg-config libnl-3-dev libnl-route-3-dev libudev-dev gcc make curl
+      pkg-config librdmacm-dev libnl-3-dev libnl-route-3-dev libudev-dev gcc make curl
       libclang-rt-14-dev clang dkms procps ethtool tcpdump strace
       iperf3 linux-perf fio nvme-cli nfs-kernel-server open-iscsi ndctl)
 

@@ -184,8 +184,11 @@ tell_peer() {
 
 # peer_ready PEER PORT SECONDS: the peer's host said its server is ready
 # by accepting one TCP connection on PORT (nc -l); waits up to SECONDS.
+# The limit is wall time: a try at a host that is down takes nc's whole
+# 2 s, and counting tries let one late peer stretch a minute to nine.
 peer_ready() {
-	for _ in $(seq $(($3 * 4))); do
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -lt "$end" ]; do
 		nc -w 2 "$1" "$2" </dev/null >/dev/null 2>&1 && return 0
 		sleep 0.25
 	done
