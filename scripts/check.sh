@@ -149,7 +149,7 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 # failure: a new suite must be listed to run.
 suites=(
 	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
-	kverbs-rxe ring-scribble doorbell-stress two-devices cc netns-move netns-cm nvmeof
+	kverbs-rxe ring-scribble doorbell-stress two-devices cc loss netns-move netns-cm nvmeof
 	rds nfs-rdma iser
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
 )

@@ -61,6 +61,8 @@ struct sroce_cc_params {
 	 * port clock, and sends as fast as the CPU goes without it.
 	 */
 	u32 pace_line;
+	/* Loss recovery: resend after a measured RTO, uncharged (rtt.h). */
+	u32 early_rexmit;
 };
 
 /* One QP's reaction point; times in ns of one monotonic clock. */

@@ -41,6 +41,7 @@ void sroce_cc_params_init(struct sroce_cc_params *p)
 	p->ai_mbps = 40;
 	p->hai_mbps = 200;
 	p->pace_line = 0;
+	p->early_rexmit = 1;
 }
 
 /* A CNP to the peer of @qp (Annex A17.9: BTH with BECN, 16 zero bytes). */

@@ -3,7 +3,9 @@
  * sroce: the completer. It takes the responder's answers (ACK, NAK, read
  * responses, atomic ACKs), completes send WQEs in order, and drives
  * recovery: go-back-N from a NAKed PSN or a gap in read responses, the
- * local ACK timer (retry_cnt) and the RNR timer (rnr_retry).
+ * local ACK timer (retry_cnt) and the RNR timer (rnr_retry). It also
+ * times the round trip, and resends early when an RTO passes without
+ * progress (rtt.h).
  */
 #include "sroce.h"
 #include "sroce_qp.h"
@@ -46,12 +48,15 @@ static void sroce_comp_timers_off(struct sroce_qp *qp, bool sync)
 	if (sync) {
 		del_timer_sync(&qp->comp.ack.timer);
 		del_timer_sync(&qp->comp.rnr.timer);
+		del_timer_sync(&qp->comp.rto.timer);
 	} else {
 		del_timer(&qp->comp.ack.timer);
 		del_timer(&qp->comp.rnr.timer);
+		del_timer(&qp->comp.rto.timer);
 	}
 	WRITE_ONCE(qp->comp.ack.fired, false);
 	WRITE_ONCE(qp->comp.rnr.fired, false);
+	WRITE_ONCE(qp->comp.rto.fired, false);
 	qp->comp.rnr_wait = false;
 }
 
@@ -70,7 +75,13 @@ void sroce_comp_reset(struct sroce_qp *qp, u32 prod)
 {
 	qp->comp.head = prod;
 	WRITE_ONCE(qp->comp.ack.fired, false);
+	WRITE_ONCE(qp->comp.rto.fired, false);
 	qp->comp.rnr_wait = false;
+	/* A new connection may take another path. */
+	qp->comp.rtt = (struct sroce_rtt){};
+	qp->comp.rtt_on = false;
+	qp->comp.rtt_hold = false;
+	qp->comp.rto_shift = 0;
 }
 
 static bool sroce_comp_outstanding(struct sroce_qp *qp)
@@ -79,30 +90,70 @@ static bool sroce_comp_outstanding(struct sroce_qp *qp)
 }
 
 /*
- * Start the ACK timer if it is not running and something waits for it
- * (not while an RNR wait holds the requester: its own timer runs).
+ * The early resend's timeout in jiffies, or 0: none before the first
+ * round trip is measured, none where the device has them off, none that
+ * would not come before the local ACK timeout @ack.
+ */
+static unsigned long sroce_comp_rto(struct sroce_qp *qp, unsigned long ack)
+{
+	unsigned long t;
+	u64 us;
+
+	if (!READ_ONCE(qp->sdev->cc.early_rexmit))
+		return 0;
+	us = sroce_rto_us(&qp->comp.rtt, qp->comp.rto_shift);
+	if (!us)
+		return 0;
+	t = usecs_to_jiffies(us);
+	return ack && t >= ack ? 0 : t;
+}
+
+/*
+ * Start the ACK timer, and the early resend's, if they are not running
+ * and something waits for them (not while an RNR wait holds the
+ * requester: its own timer runs).
  */
 void sroce_comp_arm(struct sroce_qp *qp)
 {
-	unsigned long t = sroce_ack_timeout(qp);
+	unsigned long t = sroce_ack_timeout(qp), rto;
 
-	if (t && sroce_comp_outstanding(qp) && !qp->comp.rnr_wait &&
-	    !timer_pending(&qp->comp.ack.timer))
+	if (!sroce_comp_outstanding(qp) || qp->comp.rnr_wait)
+		return;
+	if (t && !timer_pending(&qp->comp.ack.timer))
 		mod_timer(&qp->comp.ack.timer, jiffies + t);
+	rto = sroce_comp_rto(qp, t);
+	if (rto && !timer_pending(&qp->comp.rto.timer))
+		mod_timer(&qp->comp.rto.timer, jiffies + rto);
 }
 
-/* The peer answered something new: the retry budget and timer restart. */
+/* The peer answered something new: the retry budget and timers restart. */
 static void sroce_comp_progress(struct sroce_qp *qp)
 {
-	unsigned long t = sroce_ack_timeout(qp);
+	unsigned long t = sroce_ack_timeout(qp), rto;
 
 	qp->comp.retry = qp->attr.retry_cnt;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	qp->comp.gap = false;
-	if (!sroce_comp_outstanding(qp))
+	if (qp->comp.rtt_on &&
+	    sroce_psn_before(qp->comp.rtt_psn, qp->comp.psn)) {
+		qp->comp.rtt_on = false;
+		sroce_rtt_sample(&qp->comp.rtt,
+				 div_u64(ktime_get_ns() - qp->comp.rtt_t0,
+					 NSEC_PER_USEC));
+	}
+	qp->comp.rto_shift = 0;
+	if (!sroce_comp_outstanding(qp)) {
 		del_timer(&qp->comp.ack.timer);
-	else if (t)
+		del_timer(&qp->comp.rto.timer);
+		return;
+	}
+	if (t)
 		mod_timer(&qp->comp.ack.timer, jiffies + t);
+	rto = sroce_comp_rto(qp, t);
+	if (rto)
+		mod_timer(&qp->comp.rto.timer, jiffies + rto);
+	else
+		del_timer(&qp->comp.rto.timer);
 }
 
 /*
@@ -342,6 +393,22 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 	sroce_comp_arm(qp);
 }
 
+/*
+ * An RTO passed without progress: resend from the oldest PSN not
+ * answered, before the local ACK timeout, and charge no retry (rtt.h).
+ */
+static void sroce_comp_early(struct sroce_qp *qp)
+{
+	if (!sroce_comp_outstanding(qp) || qp->comp.rnr_wait)
+		return;
+	sroce_count(qp->sdev, SROCE_CNT_EARLY_REXMIT, 1);
+	if (qp->comp.rto_shift < SROCE_RTO_MAX_SHIFT)
+		qp->comp.rto_shift++;
+	qp->comp.gap = false;
+	sroce_sq_rewind(qp, qp->comp.psn, SROCE_REXMIT_EARLY);
+	sroce_comp_arm(qp);
+}
+
 void sroce_comp_run(struct sroce_qp *qp, int *budget)
 {
 	struct sk_buff *skb;
@@ -367,10 +434,17 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 		consume_skb(skb);
 		(*budget)--;
 	}
+	/* The local ACK timeout, if both fired, resends (and charges). */
 	if (READ_ONCE(qp->comp.ack.fired)) {
 		WRITE_ONCE(qp->comp.ack.fired, false);
+		WRITE_ONCE(qp->comp.rto.fired, false);
 		if (qp->comp.psn == old)
 			sroce_comp_timeout(qp);
+	}
+	if (READ_ONCE(qp->comp.rto.fired)) {
+		WRITE_ONCE(qp->comp.rto.fired, false);
+		if (qp->comp.psn == old)
+			sroce_comp_early(qp);
 	}
 	sroce_sq_retire(qp);
 }

@@ -37,6 +37,7 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_nak_sent" },
 	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_nak_rcvd" },
 	[SROCE_CNT_ACK_TIMEOUT] = { .name = "ack_timeout" },
+	[SROCE_CNT_EARLY_REXMIT] = { .name = "early_rexmit" },
 	[SROCE_CNT_RETRANSMIT] = { .name = "retransmit" },
 	[SROCE_CNT_ERR_NAK_SENT] = { .name = "err_nak_sent" },
 	[SROCE_CNT_DISPATCHES] = { .name = "dispatches" },

@@ -42,6 +42,7 @@ enum sroce_counter {
 	SROCE_CNT_RNR_NAK_SENT,
 	SROCE_CNT_RNR_NAK_RCVD,
 	SROCE_CNT_ACK_TIMEOUT,		/* local ACK timeouts */
+	SROCE_CNT_EARLY_REXMIT,		/* resends after an RTO (rtt.h) */
 	SROCE_CNT_RETRANSMIT,		/* go-back-N restarts */
 	SROCE_CNT_ERR_NAK_SENT,		/* access/invalid request/op NAKs */
 	/* The NIC model (Documentation/sroce-observe.rst): where it stalls. */

@@ -45,6 +45,7 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 	struct sroce_qp *qp = m->private;
 	enum ib_qp_state state = sroce_qp_state(qp);
 	u32 head = READ_ONCE(qp->comp.head);
+	struct sroce_rtt rtt;
 
 	seq_printf(m, "state\t%s\n", state < ARRAY_SIZE(sroce_qp_state_name) ?
 		   sroce_qp_state_name[state] : "?");
@@ -67,6 +68,10 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 	seq_printf(m, "rnr_wait\t%u\n", READ_ONCE(qp->comp.rnr_wait));
 	seq_printf(m, "sq_psn\t%u\n", READ_ONCE(qp->req.psn));
 	seq_printf(m, "unacked_psn\t%u\n", READ_ONCE(qp->comp.psn));
+	rtt.srtt8 = READ_ONCE(qp->comp.rtt.srtt8);
+	rtt.rttvar4 = READ_ONCE(qp->comp.rtt.rttvar4);
+	seq_printf(m, "srtt_us\t%llu\n", sroce_rtt_srtt_us(&rtt));
+	seq_printf(m, "rttvar_us\t%llu\n", sroce_rtt_var_us(&rtt));
 	seq_printf(m, "expected_psn\t%u\n", READ_ONCE(qp->resp.psn));
 	seq_printf(m, "sq_outstanding\t%u\n", READ_ONCE(qp->req.fetched) - head);
 	seq_printf(m, "sq_unsent\t%u\n", READ_ONCE(qp->req.fetched) -

@@ -15,6 +15,7 @@
 
 #include <linux/etherdevice.h>
 #include <linux/in6.h>
+#include <linux/ktime.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -25,6 +26,7 @@
 #include "sroce_queue.h"
 #include "sroce_task.h"
 #include "proto/parse.h"
+#include "rtt.h"
 
 #define SROCE_MAX_QP		0x10000
 #define SROCE_MAX_QP_WR		0x4000
@@ -215,6 +217,15 @@ struct sroce_qp {
 		bool gap;	/* rewound for a gap in read responses at psn */
 		struct sroce_wake_timer ack;	/* the local ACK timeout */
 		struct sroce_wake_timer rnr;	/* the RNR NAK's wait */
+		/* The round trip (rtt.h), and the resend it times. */
+		struct sroce_rtt rtt;
+		bool rtt_on;	/* rtt_psn is being timed, since rtt_t0 */
+		bool rtt_hold;	/* PSNs before rtt_fresh may have gone twice */
+		u32 rtt_psn;
+		u32 rtt_fresh;
+		u64 rtt_t0;
+		u8 rto_shift;	/* early resends since the last progress */
+		struct sroce_wake_timer rto;	/* the early resend */
 	} comp;
 
 	struct {
@@ -381,11 +392,38 @@ static inline void sroce_sq_done(struct sroce_swqe *s, u8 status)
 	s->state = SROCE_SWQE_DONE;
 }
 
+/* A packet that asks for an ACK left at @psn: time it, if it may be. */
+static inline void sroce_comp_rtt_start(struct sroce_qp *qp, u32 psn)
+{
+	if (qp->comp.rtt_on)
+		return;
+	if (qp->comp.rtt_hold) {
+		if (sroce_psn_before(psn, qp->comp.rtt_fresh))
+			return;
+		qp->comp.rtt_hold = false;
+	}
+	qp->comp.rtt_on = true;
+	qp->comp.rtt_psn = psn;
+	qp->comp.rtt_t0 = ktime_get_ns();
+}
+
+/*
+ * The requester goes back: what it resends up to @next (the next new
+ * PSN) is not timed, and an answer may now be to a resend (Karn).
+ */
+static inline void sroce_comp_rtt_void(struct sroce_qp *qp, u32 next)
+{
+	qp->comp.rtt_on = false;
+	qp->comp.rtt_hold = true;
+	qp->comp.rtt_fresh = next;
+}
+
 /* Why the requester goes back (sroce_sq_rewind(), the trace). */
 #define SROCE_REXMIT_TIMEOUT	0	/* the local ACK timer expired */
 #define SROCE_REXMIT_NAK	1	/* a PSN sequence error NAK */
 #define SROCE_REXMIT_RNR	2	/* an RNR NAK's wait is over */
 #define SROCE_REXMIT_READ	3	/* read responses missing */
+#define SROCE_REXMIT_EARLY	4	/* no progress for an RTO (rtt.h) */
 
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp);
 int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason);

@@ -402,6 +402,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	ret = sroce_tx(qp, &f, pay, sroce_req_fill, &g);
 	if (ret)
 		return ret;
+	if (f.ackreq)
+		sroce_comp_rtt_start(qp, f.psn);
 	if (qp->req.off < s->length)
 		return 0;
 	if (sroce_qp_acked(qp)) {

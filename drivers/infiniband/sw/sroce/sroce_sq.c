@@ -56,6 +56,7 @@ int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason)
 	if (!hit)
 		return -ENOENT;
 	trace_sroce_retransmit(qp->ibqp.qp_num, psn, qp->req.psn, reason);
+	sroce_comp_rtt_void(qp, qp->req.psn);
 	qp->req.cur = found;
 	sroce_count(qp->sdev, SROCE_CNT_RETRANSMIT, 1);
 	return 0;

@@ -302,28 +302,76 @@ out:
 	return err;
 }
 
-/* A SEND to a peer that is gone (@kind 0: QP destroyed, 1: in RESET, 2:
- * in ERR), retry_cnt 1 and a ~16 ms timeout: RETRY_EXC_ERR. */
+/* Milliseconds of CLOCK_MONOTONIC. */
+static double mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/*
+ * Round trips that give the requester its RTT estimate (and with it
+ * early resends, where the device has them): @n SENDs from a to b.
+ */
+static const char *round_trips(struct rc *rc, struct buf *s, struct buf *d,
+			       int n)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge ss, ds;
+	struct ibv_wc wc;
+	const char *err;
+	int i, ret;
+
+	sge_of(&ss, s, 0, 64);
+	sge_of(&ds, d, 0, 64);
+	for (i = 0; i < n; i++) {
+		if ((ret = post_recv(rc->b.qp, 0x100 + i, &ds, 1)))
+			return fail("ibv_post_recv: %s", strerror(ret));
+		wr_init(&wr, 0x100 + i, IBV_WR_SEND, &ss, 1, IBV_SEND_SIGNALED);
+		if ((err = post_wait(rc->a.qp, &wr, rc->a.scq, "requester", &wc,
+				     IBV_WC_SEND)) ||
+		    (err = get_wc(rc->b.rcq, "responder", &wc, 0x100 + i,
+				  IBV_WC_SUCCESS, IBV_WC_RECV)))
+			return err;
+	}
+	return NULL;
+}
+
+/*
+ * A SEND to a peer that is gone (@kind 0: QP destroyed, 1: in RESET, 2:
+ * in ERR), retry_cnt 1 and a ~16 ms timeout: RETRY_EXC_ERR. @kind 3: the
+ * QP destroyed after round trips were measured, so a device that resends
+ * before the local ACK timeout does (sroce: every RTO of a few ms): the
+ * error still comes no sooner than the two local ACK timeouts retry_cnt
+ * 1 allows, 2 x 4.096 us x 2^12, as no early resend is charged.
+ */
 const char *t_err_retry(struct rc *rc, int kind)
 {
+	const double least_ms = 2 * 4.096e-3 * (1 << 12);
 	struct opts oa = defaults;
-	struct buf s;
+	struct buf s, d;
 	struct ibv_send_wr wr;
 	struct ibv_sge ss;
 	struct ibv_wc wc;
 	const char *err;
+	double t0, ms;
 	int ret;
 
 	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
 	oa.retry_cnt = 1;
 	oa.timeout = 12;
 	if ((err = pair_up(rc, &oa, &defaults)))
 		return err;
-	if (buf_new(rc, &s, 64, ACC_LOCAL)) {
+	if (buf_new(rc, &s, 64, ACC_LOCAL) || buf_new(rc, &d, 64, ACC_LOCAL)) {
 		err = fail("buffers: %s", strerror(errno));
 		goto out;
 	}
-	if (kind == 0) {
+	if (kind == 3 && (err = round_trips(rc, &s, &d, 20)))
+		goto out;
+	if (kind == 0 || kind == 3) {
 		ret = ibv_destroy_qp(rc->b.qp);
 		rc->b.qp = NULL;
 	} else {
@@ -335,6 +383,7 @@ const char *t_err_retry(struct rc *rc, int kind)
 	}
 	sge_of(&ss, &s, 0, 64);
 	wr_init(&wr, 0x200, IBV_WR_SEND, &ss, 1, IBV_SEND_SIGNALED);
+	t0 = mono_ms();
 	if ((ret = post(rc->a.qp, &wr))) {
 		err = fail("ibv_post_send: %s", strerror(ret));
 		goto out;
@@ -343,9 +392,14 @@ const char *t_err_retry(struct rc *rc, int kind)
 			  IBV_WC_RETRY_EXC_ERR, -1)) ||
 	    (err = state_is(rc->a.qp, IBV_QPS_ERR, "requester")))
 		goto out;
+	ms = mono_ms() - t0;
+	if (kind == 3 && ms < least_ms)
+		err = fail("RETRY_EXC_ERR after %.1f ms, before the %.1f ms two local ACK timeouts take",
+			   ms, least_ms);
 out:
 	rc->dirty = 1;
 	buf_free(&s);
+	buf_free(&d);
 	return err;
 }
 

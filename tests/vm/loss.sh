@@ -1,0 +1,152 @@
+#!/bin/bash
+# loss.sh: loss recovery (Documentation/sroce-cc.rst). Two sroce devices
+# on the two ends of a veth, one end in each of two namespaces, with
+# netem on both ends: 2 ms of delay each way, and 1% random loss or none.
+# A lost tail (ib_write_lat: every message is one) is resent after the
+# measured RTO, not after the local ACK timeout: early resends, and no
+# more local ACK timeouts than them; with cc_early_rexmit 0 it waits for
+# the timer. Every operation of rc_peer goes through the lossy link with
+# its data checked, and the requester's round trip is measured (debugfs
+# srtt_us) while it runs. The goodput 64 KiB WRITEs keep at 1% loss,
+# with early resends and without, is reported (go-back-N bounds it:
+# Documentation/sroce-cc.rst). That early resends charge no retry, so a
+# peer that is gone still takes the two local ACK timeouts retry_cnt 1
+# allows, is rc_ops' err-retry-measured.
+#   scripts/vm-run.sh tests/vm/loss.sh
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+P=/usr/libexec/sroce
+N=400
+port=19400
+s0=/sys/class/infiniband/sroce0
+s1=/sys/class/infiniband/sroce1
+
+# stat DEV NAME: one counter of DEV's port.
+stat() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 "^$2\$" | tail -1
+}
+
+# netem ARGS...: the same netem on both ends of the veth.
+netem() {
+	tc -n a qdisc del dev va root 2>/dev/null
+	tc -n b qdisc del dev vb root 2>/dev/null
+	tc -n a qdisc add dev va root netem "$@" &&
+		tc -n b qdisc add dev vb root netem "$@"
+}
+
+# early V: early resends on (1) or off (0) on both devices.
+early() {
+	echo "$1" > $s0/cc_early_rexmit && echo "$1" > $s1/cc_early_rexmit
+}
+
+# goodput: MB/s of N 64 KiB WRITEs from a (sroce0) to b (sroce1), or
+# nothing when the run failed (its output then goes to /tmp/bw.log).
+goodput() {
+	local out
+	port=$((port + 1))
+	ip netns exec b timeout 300 ib_write_bw -d sroce1 -x "$g1" -F -s 65536 \
+		-n $N -p $port >/dev/null 2>&1 &
+	out=$(retry 30 ip netns exec a timeout 300 ib_write_bw -d sroce0 -x "$g0" \
+		-F -s 65536 -n $N -p $port 10.9.2.2 2>&1)
+	wait $!
+	echo "$out" > /tmp/bw.log
+	awk '/^ *65536 +[0-9]+ / { v = $4 } END { print v }' <<< "$out"
+}
+
+# frac A B: A / B with two decimals, and 0 when either is missing.
+frac() {
+	awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
+}
+
+two_ns_devices 2
+# netem drops ARP too: no neighbour lookups.
+ip -n a neigh replace 10.9.2.2 lladdr "$(ip netns exec b cat /sys/class/net/vb/address)" dev va nud permanent
+ip -n b neigh replace 10.9.2.1 lladdr "$(ip netns exec a cat /sys/class/net/va/address)" dev vb nud permanent
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+
+is "$(cat $s0/cc_early_rexmit)" 1 "early resends are on by default"
+fails_ok "cc_early_rexmit takes 0 or 1 only" sh -c "echo 2 > $s0/cc_early_rexmit"
+
+run_ok "netem: 2 ms each way" netem delay 2ms limit 10000
+clean=$(goodput)
+ok "$([ -n "$clean" ] && echo 1 || echo 0)" "64 KiB WRITEs, 2 ms each way: ${clean:-no figure} MB/s" ||
+	diag "$(tail -3 /tmp/bw.log)"
+
+run_ok "netem: 2 ms each way and 1% loss" netem delay 2ms loss 1% limit 10000
+lossy=$(goodput)
+ok "$([ -n "$lossy" ] && echo 1 || echo 0)" "... and 1% loss: ${lossy:-no figure} MB/s" ||
+	diag "$(tail -3 /tmp/bw.log)"
+early 0
+off=$(goodput)
+early 1
+ok "$([ -n "$off" ] && echo 1 || echo 0)" "... without early resends: ${off:-no figure} MB/s" ||
+	diag "$(tail -3 /tmp/bw.log)"
+diag "goodput kept at 1% loss: $(frac "$lossy" "$clean") with early resends, $(frac "$off" "$clean") without"
+
+# Lost tails: ib_write_lat's messages are one packet each, and the
+# next waits for the last one to arrive. Each device's counters both ways.
+both() {
+	echo $(($(stat sroce0 "$1") + $(stat sroce1 "$1")))
+}
+lat() {
+	local out
+	port=$((port + 1))
+	ip netns exec b timeout 300 ib_write_lat -d sroce1 -x "$g1" -F -s 64 \
+		-n 300 -p $port >/dev/null 2>&1 &
+	out=$(retry 30 ip netns exec a timeout 300 ib_write_lat -d sroce0 -x "$g0" \
+		-F -s 64 -n 300 -p $port 10.9.2.2 2>&1)
+	wait $!
+	echo "$out" > /tmp/lat.log
+	awk '/^ *64 +300 / { v = $6 } END { print v }' <<< "$out"
+}
+for e in 1 0; do
+	early $e
+	e0=$(both early_rexmit)
+	t0=$(both ack_timeout)
+	v=$(lat)
+	en=$(($(both early_rexmit) - e0))
+	tn=$(($(both ack_timeout) - t0))
+	ok "$([ -n "$v" ] && echo 1 || echo 0)" \
+		"ib_write_lat 64 B x 300 at 1% loss, cc_early_rexmit $e: average ${v:-no figure} us" ||
+		diag "$(tail -3 /tmp/lat.log)"
+	diag "cc_early_rexmit $e: $en early resends, $tn local ACK timeouts"
+	if [ $e = 1 ]; then
+		ok "$((en > 0 && en > tn))" \
+			"lost tails are resent after an RTO ($en early resends, $tn local ACK timeouts)"
+	else
+		ok "$((en == 0 && tn > 0))" \
+			"with cc_early_rexmit 0 they wait for the local ACK timer ($tn, and $en early resends)"
+	fi
+done
+early 1
+
+# Every operation, both ways, the data checked, through the lossy link;
+# the requester's round trip read while it runs.
+port=$((port + 1))
+ip netns exec b timeout 200 $P/rc_peer -d sroce1 -g "$g1" -p $port -s 65536 -n 10 \
+	>/tmp/srv.log 2>&1 &
+spid=$!
+ip netns exec a timeout 200 $P/rc_peer -d sroce0 -g "$g0" -p $port -s 65536 -n 10 \
+	10.9.2.2 >/tmp/cli.log 2>&1 &
+cpid=$!
+srtt=
+for _ in $(seq 100); do
+	srtt=$(awk '$1 == "srtt_us" && $2 > 0 { print $2; exit }' \
+		/sys/kernel/debug/sroce/sroce0/qp* 2>/dev/null)
+	[ -n "$srtt" ] && break
+	sleep 0.2
+done
+wait $cpid
+ok "$(($? == 0))" "rc_peer: every operation through 2 ms and 1% loss, data intact (client)" ||
+	diag "$(tail -3 /tmp/cli.log)"
+wait $spid
+ok "$(($? == 0))" "... (server)" || diag "$(tail -3 /tmp/srv.log)"
+ok "$([ "${srtt:-0}" -ge 4000 ] && echo 1 || echo 0)" \
+	"the requester measured a round trip of at least the 4 ms of delay (srtt_us ${srtt:-none})"
+
+netem delay 0ms
+diag "sroce0: $(rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -E '^(retransmit|early_rexmit|ack_timeout|seq_nak_rcvd)$' | paste -sd' ')"
+diag "sroce1: $(rdma statistic show link sroce1/1 | tr ' ' '\n' | grep -A1 -E '^(seq_nak_sent|rx_dup_req)$' | paste -sd' ')"
+done_testing
