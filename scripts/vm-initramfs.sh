@@ -52,7 +52,7 @@ fi
 # The crc32/crc32c implementations rxe's ICRC may ask for by crypto name,
 # and a few that may be built in or absent depending on the kernel.
 OPT_MODULES=(crc32_generic crc32c_generic crc32-pclmul crc32c-intel
-	libcrc32c sch_tbf sch_prio sch_htb sch_red configfs)
+	libcrc32c sch_tbf sch_prio sch_htb sch_red cls_u32 configfs)
 
 root=$(mktemp -d "$(dirname "$out")/.initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT

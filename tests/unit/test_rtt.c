@@ -8,10 +8,10 @@ static void test_first_sample(void)
 	struct sroce_rtt r = {};
 
 	is(sroce_rto_us(&r, 0), 0ULL, "no sample, no early resend");
-	sroce_rtt_sample(&r, 4000);
-	is(sroce_rtt_srtt_us(&r), 4000ULL, "the first sample is SRTT");
-	is(sroce_rtt_var_us(&r), 2000U, "and half of it RTTVAR");
-	is(sroce_rto_us(&r, 0), 12000ULL, "RTO = SRTT + 4 RTTVAR");
+	sroce_rtt_sample(&r, 40000);
+	is(sroce_rtt_srtt_us(&r), 40000ULL, "the first sample is SRTT");
+	is(sroce_rtt_var_us(&r), 20000U, "and half of it RTTVAR");
+	is(sroce_rto_us(&r, 0), 120000ULL, "RTO = SRTT + 4 RTTVAR");
 }
 
 static void test_smoothing(void)
@@ -19,15 +19,15 @@ static void test_smoothing(void)
 	struct sroce_rtt r = {};
 	int i;
 
-	sroce_rtt_sample(&r, 4000);
-	sroce_rtt_sample(&r, 12000);
-	is(sroce_rtt_srtt_us(&r), 5000U, "SRTT moves an eighth of the way");
-	is(sroce_rtt_var_us(&r), 3500U, "RTTVAR a quarter of the way to |SRTT - R|");
+	sroce_rtt_sample(&r, 40000);
+	sroce_rtt_sample(&r, 120000);
+	is(sroce_rtt_srtt_us(&r), 50000U, "SRTT moves an eighth of the way");
+	is(sroce_rtt_var_us(&r), 35000U, "RTTVAR a quarter of the way to |SRTT - R|");
 	for (i = 0; i < 200; i++)
-		sroce_rtt_sample(&r, 8000);
-	is(sroce_rtt_srtt_us(&r), 8000U, "a steady round trip: SRTT is it");
+		sroce_rtt_sample(&r, 80000);
+	is(sroce_rtt_srtt_us(&r), 80000U, "a steady round trip: SRTT is it");
 	ok(sroce_rtt_var_us(&r) <= 1, "and RTTVAR dies away (%llu)", sroce_rtt_var_us(&r));
-	is(sroce_rto_us(&r, 0), (unsigned long long)(8000 + SROCE_RTO_G_US),
+	is(sroce_rto_us(&r, 0), (unsigned long long)(80000 + SROCE_RTO_G_US),
 	   "then the variance's floor is the slack");
 }
 

@@ -134,6 +134,57 @@ mc_two_both() {
 	done
 }
 
+# ecn_marks PCT: this host's RoCE packets (UDP port 4791) leave through
+# a queue that marks PCT% of the ECN-capable ones CE (netem ... ecn, which
+# would drop the others: none is, with traffic class 2); 0: a plain queue.
+ecn_marks() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	[ "$1" = 0 ] && return 0
+	tc qdisc add dev eth0 root handle 1: prio &&
+		tc qdisc add dev eth0 parent 1:3 handle 30: netem loss "$1%" ecn &&
+		tc filter add dev eth0 parent 1: protocol ip u32 \
+			match ip dport 4791 0xffff flowid 1:3
+}
+
+# rc_two_cc: congestion notification across the link (sroce-cc.rst).
+# 64 KiB WRITEs with traffic class 2, ECT(0), which rdma_rxe too puts in
+# the IP header, leave the sender's host through a queue that marks 5%
+# CE; each host once the sender. A sroce receiver answers the marks with
+# CNPs to the sender's QP; a sroce sender counts those it gets and cuts
+# its rate. rdma_rxe has no congestion control: as the sender it must
+# take sroce's CNPs (BTH opcode 0x81) and go on, its data intact; as the
+# receiver it sends none, and takes CE-marked packets (the ICRC masks
+# the IP header's ECN bits).
+rc_two_cc() {
+	local server ce cnp rcnp cuts
+	for server in 1 2; do
+		ce=$(rc_two_stat rx_ecn_ce) cnp=$(rc_two_stat tx_cnp)
+		rcnp=$(rc_two_stat rx_cnp) cuts=$(rc_two_stat rate_cuts)
+		[ "$SROCE_HOST" = "$server" ] ||
+			run_ok "5% of the RoCE packets sent marked CE ($rc_two_me)" ecn_marks 5
+		rc_two_run "$server" "ib_write_bw 64 KiB, traffic class 2, 5% CE marks on the sender's side" \
+			ib_write_bw -d "$dev" -x "$gid4" -s 65536 -n 100 -F --tclass=2
+		ecn_marks 0
+		[ "$rc_two_me" = sroce ] || continue
+		ce=$(($(rc_two_stat rx_ecn_ce) - ce)) cnp=$(($(rc_two_stat tx_cnp) - cnp))
+		rcnp=$(($(rc_two_stat rx_cnp) - rcnp)) cuts=$(($(rc_two_stat rate_cuts) - cuts))
+		if [ "$SROCE_HOST" = "$server" ]; then
+			ok "$((ce > 0 && cnp > 0 && cnp <= ce))" \
+				"the receiver answers the $rc_two_peer sender's CE marks with CNPs (rx_ecn_ce $ce, tx_cnp $cnp)"
+		elif [ "$rc_two_peer" = sroce ]; then
+			ok "$((rcnp > 0 && cuts > 0))" \
+				"the sender takes the CNPs and cuts its rate (rx_cnp $rcnp, rate_cuts $cuts)"
+		else
+			diag "the $rc_two_peer receiver sent $rcnp CNPs for the CE marks"
+		fi
+	done
+}
+
+# rc_two_stat NAME: one counter of this host's sroce device.
+rc_two_stat() {
+	rdma statistic show link "$dev/1" | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
+}
+
 # rc_two_cm DEV GID4 [lossy]: UD and the RDMA CM across the link: QP1 of
 # each side talks to the other's, UD datagrams go both ways. On a lossy
 # link only what recovers from loss runs (RC data; the CM's MADs are
@@ -211,8 +262,8 @@ rc_two_data() {
 rc_two_setup() {
 	local drv
 	netem='' qpt=''
-	drv=$1
-	[ "$SROCE_HOST" = 2 ] && drv=$2
+	drv=$1 rc_two_peer=$2
+	[ "$SROCE_HOST" = 2 ] && drv=$2 rc_two_peer=$1
 	shift 2
 	rc_two_me=$drv
 	dev=${drv}0
@@ -289,6 +340,7 @@ rc_two_main() {
 		rc_two_both "ib_write_lat 2 B" ib_write_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F
 	rc_two_both "ib_read_lat 2 B" ib_read_lat -d "$dev" -x "$gid4" -s 2 -n 50 -F ${qpt:+-u $qpt}
 	rc_two_both "ib_write_bw 64 KiB IPv6" ib_write_bw -d "$dev" -x "$gid6" -s 65536 -n 50 -F ${qpt:+-u $qpt}
+	[ -n "$netem" ] || rc_two_cc
 	rc_two_cm "$dev" "$gid4" ${netem:+lossy}
 	rc_two_end
 }

@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 	report("err-retry-destroyed", t_err_retry(&rc, 0), "SEND to a destroyed peer, retry_cnt 1: RETRY_EXC_ERR");
 	report("err-retry-reset", t_err_retry(&rc, 1), "SEND to a peer in RESET, retry_cnt 1: RETRY_EXC_ERR");
 	report("err-retry-err", t_err_retry(&rc, 2), "SEND to a peer in ERR, retry_cnt 1: RETRY_EXC_ERR");
-	report("err-retry-measured", t_err_retry(&rc, 3), "SEND to a peer destroyed after 20 round trips, retry_cnt 1, timeout 12: RETRY_EXC_ERR, no sooner than two local ACK timeouts (early resends are not charged)");
+	report("err-retry-measured", t_err_retry(&rc, 3), "SEND to a peer destroyed after 20 round trips, retry_cnt 1, timeout 15: RETRY_EXC_ERR, no sooner than two local ACK timeouts (early resends are not charged)");
 	report("err-rnr", t_err_rnr(&rc), "SEND with no receive posted, rnr_retry 0: RNR_RETRY_EXC_ERR");
 
 	/* Asynchronous events. */

@@ -23,8 +23,13 @@
 
 #include "proto/proto_types.h"
 
-/* What the timer that fires the resend can tell apart: a few jiffies. */
-#define SROCE_RTO_MIN_US	5000
+/*
+ * Not below a few jiffies, and enough for a guest that is descheduled
+ * for a while: a resend that comes too soon costs the whole window. At
+ * 5 ms, rc_two's clean link between two TCG guests saw 19 in a run, each
+ * followed by hundreds of stale ACKs; the local ACK timeout is 100 ms.
+ */
+#define SROCE_RTO_MIN_US	20000
 /* The variance term's floor, so a steady link still has some slack. */
 #define SROCE_RTO_G_US		1000
 /* Backoff stops doubling here: by then the local ACK timer has fired. */

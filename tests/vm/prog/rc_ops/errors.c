@@ -343,13 +343,14 @@ static const char *round_trips(struct rc *rc, struct buf *s, struct buf *d,
  * A SEND to a peer that is gone (@kind 0: QP destroyed, 1: in RESET, 2:
  * in ERR), retry_cnt 1 and a ~16 ms timeout: RETRY_EXC_ERR. @kind 3: the
  * QP destroyed after round trips were measured, so a device that resends
- * before the local ACK timeout does (sroce: every RTO of a few ms): the
- * error still comes no sooner than the two local ACK timeouts retry_cnt
- * 1 allows, 2 x 4.096 us x 2^12, as no early resend is charged.
+ * before the local ACK timeout does (sroce: after an RTO of 20 ms, then
+ * 40, 80): with a ~134 ms timeout the error still comes no sooner than
+ * the two local ACK timeouts retry_cnt 1 allows, 2 x 4.096 us x 2^15,
+ * as no early resend is charged.
  */
 const char *t_err_retry(struct rc *rc, int kind)
 {
-	const double least_ms = 2 * 4.096e-3 * (1 << 12);
+	const double least_ms = 2 * 4.096e-3 * (1 << 15);
 	struct opts oa = defaults;
 	struct buf s, d;
 	struct ibv_send_wr wr;
@@ -362,7 +363,7 @@ const char *t_err_retry(struct rc *rc, int kind)
 	memset(&s, 0, sizeof(s));
 	memset(&d, 0, sizeof(d));
 	oa.retry_cnt = 1;
-	oa.timeout = 12;
+	oa.timeout = kind == 3 ? 15 : 12;
 	if ((err = pair_up(rc, &oa, &defaults)))
 		return err;
 	if (buf_new(rc, &s, 64, ACC_LOCAL) || buf_new(rc, &d, 64, ACC_LOCAL)) {
