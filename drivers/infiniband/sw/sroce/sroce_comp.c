@@ -104,7 +104,10 @@ static unsigned long sroce_comp_rto(struct sroce_qp *qp, unsigned long ack)
 	us = sroce_rto_us(&qp->comp.rtt, qp->comp.rto_shift);
 	if (!us)
 		return 0;
-	t = usecs_to_jiffies(us);
+	/* In u64: a QP's timeout (and a sample) may pass 2^32 us. */
+	if (ack && us >= (u64)jiffies_to_msecs(ack) * USEC_PER_MSEC)
+		return 0;
+	t = usecs_to_jiffies(min_t(u64, us, UINT_MAX));
 	return ack && t >= ack ? 0 : t;
 }
 
