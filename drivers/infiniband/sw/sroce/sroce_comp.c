@@ -129,6 +129,29 @@ void sroce_comp_arm(struct sroce_qp *qp)
 		mod_timer(&qp->comp.rto.timer, jiffies + rto);
 }
 
+/*
+ * A packet that asks for an ACK left at @psn: time it if it may be, and
+ * give its answer an RTO from now. A paced QP gets an ACK per
+ * SROCE_ACKREQ_EVERY packets, which at a low rate come further apart
+ * than an RTO: the wait runs from the request, not from the last answer.
+ */
+void sroce_comp_ackreq_sent(struct sroce_qp *qp, u32 psn)
+{
+	unsigned long rto;
+
+	if (!qp->comp.rtt_on &&
+	    (!qp->comp.rtt_hold ||
+	     !sroce_psn_before(psn, qp->comp.rtt_fresh))) {
+		qp->comp.rtt_hold = false;
+		qp->comp.rtt_on = true;
+		qp->comp.rtt_psn = psn;
+		qp->comp.rtt_t0 = ktime_get_ns();
+	}
+	rto = sroce_comp_rto(qp, sroce_ack_timeout(qp));
+	if (rto && !qp->comp.rnr_wait)
+		mod_timer(&qp->comp.rto.timer, jiffies + rto);
+}
+
 /* The peer answered something new: the retry budget and timers restart. */
 static void sroce_comp_progress(struct sroce_qp *qp)
 {

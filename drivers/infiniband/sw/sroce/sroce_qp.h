@@ -15,7 +15,6 @@
 
 #include <linux/etherdevice.h>
 #include <linux/in6.h>
-#include <linux/ktime.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -392,21 +391,6 @@ static inline void sroce_sq_done(struct sroce_swqe *s, u8 status)
 	s->state = SROCE_SWQE_DONE;
 }
 
-/* A packet that asks for an ACK left at @psn: time it, if it may be. */
-static inline void sroce_comp_rtt_start(struct sroce_qp *qp, u32 psn)
-{
-	if (qp->comp.rtt_on)
-		return;
-	if (qp->comp.rtt_hold) {
-		if (sroce_psn_before(psn, qp->comp.rtt_fresh))
-			return;
-		qp->comp.rtt_hold = false;
-	}
-	qp->comp.rtt_on = true;
-	qp->comp.rtt_psn = psn;
-	qp->comp.rtt_t0 = ktime_get_ns();
-}
-
 /*
  * The requester goes back: what it resends up to @next (the next new
  * PSN) is not timed, and an answer may now be to a resend (Karn).
@@ -441,6 +425,7 @@ void sroce_comp_stop(struct sroce_qp *qp);
 void sroce_comp_halt(struct sroce_qp *qp);
 void sroce_comp_reset(struct sroce_qp *qp, u32 prod);
 void sroce_comp_arm(struct sroce_qp *qp);
+void sroce_comp_ackreq_sent(struct sroce_qp *qp, u32 psn);
 
 /* sroce_rq.c: receive-queue bookkeeping the responders share */
 bool sroce_rq_take(struct sroce_qp *qp);

@@ -403,7 +403,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 	if (ret)
 		return ret;
 	if (f.ackreq)
-		sroce_comp_rtt_start(qp, f.psn);
+		sroce_comp_ackreq_sent(qp, f.psn);
 	if (qp->req.off < s->length)
 		return 0;
 	if (sroce_qp_acked(qp)) {
