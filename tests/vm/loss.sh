@@ -54,24 +54,30 @@ b_listens() {
 	return 1
 }
 
-# goodput: 64 KiB WRITEs from a (sroce0) to b (sroce1), N of them: "ok"
-# and perftest's MB/s, or "failed" and the end of its output. Under TCG
-# perftest sometimes cannot calibrate its cycle counter and reports 0.00
-# (with -F it goes on): the figure is reported, the run's success is
-# what is checked.
-goodput() {
-	local out
+# perf TOOL SIZE ITERS COLUMN: perftest's TOOL from a (sroce0) to b
+# (sroce1): "ok" and the COLUMN of its result line, or "failed" and the
+# end of its output. Under TCG perftest sometimes cannot calibrate its
+# cycle counter and reports 0.00 (with -F it goes on): the figure is
+# reported, the run's success is what is checked.
+perf() {
+	local tool=$1 size=$2 iters=$3 col=$4 out
 	port=$((port + 1))
-	ip netns exec b timeout 300 ib_write_bw -d sroce1 -x "$g1" -F -s 65536 \
-		-n $N -p $port >/dev/null 2>&1 &
+	ip netns exec b timeout 300 "$tool" -d sroce1 -x "$g1" -F -s "$size" \
+		-n "$iters" -p $port >/dev/null 2>&1 &
 	b_listens $port
-	if out=$(retry 30 ip netns exec a timeout 300 ib_write_bw -d sroce0 \
-		-x "$g0" -F -s 65536 -n $N -p $port 10.9.2.2 2>&1); then
-		echo "ok $(awk '/^ *65536 +[0-9]+ / { v = $4 } END { print v }' <<< "$out")"
+	if out=$(retry 30 ip netns exec a timeout 300 "$tool" -d sroce0 \
+		-x "$g0" -F -s "$size" -n "$iters" -p $port 10.9.2.2 2>&1); then
+		echo "ok $(awk -v s="$size" -v n="$iters" -v c="$col" \
+			'$1 == s && $2 == n { v = $c } END { print v }' <<< "$out")"
 	else
 		echo "failed $(tail -n 2 <<< "$out" | tr '\n' ' ')"
 	fi
 	wait $!
+}
+
+# goodput: N 64 KiB WRITEs, perftest's average MB/s.
+goodput() {
+	perf ib_write_bw 65536 $N 4
 }
 
 # frac A B: A / B with two decimals, or "n/a" when either is no figure.
@@ -112,19 +118,9 @@ diag "goodput kept at 1% loss (perftest's figures): $(frac "${lossy#* }" "${clea
 both() {
 	echo $(($(stat sroce0 "$1") + $(stat sroce1 "$1")))
 }
+# lat: LAT_N 64-byte SEND round trips, perftest's average latency (us).
 lat() {
-	local out
-	port=$((port + 1))
-	ip netns exec b timeout 300 ib_send_lat -d sroce1 -x "$g1" -F -s 64 \
-		-n $LAT_N -p $port >/dev/null 2>&1 &
-	b_listens $port
-	if out=$(retry 30 ip netns exec a timeout 300 ib_send_lat -d sroce0 \
-		-x "$g0" -F -s 64 -n $LAT_N -p $port 10.9.2.2 2>&1); then
-		echo "ok $(awk -v n=$LAT_N '$1 == 64 && $2 == n { v = $6 } END { print v }' <<< "$out")"
-	else
-		echo "failed $(tail -n 2 <<< "$out" | tr '\n' ' ')"
-	fi
-	wait $!
+	perf ib_send_lat 64 $LAT_N 6
 }
 for e in 1 0; do
 	early $e
