@@ -20,11 +20,6 @@ P=/usr/libexec/sroce
 port=19100
 cap=/tmp/cc.pcap
 
-# stat DEV NAME: one counter of DEV's port.
-stat() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 "^$2\$" | tail -1
-}
-
 # run_peer DESC ARGS...: rc_peer from a (sroce0) to b (sroce1), checked.
 run_peer() {
 	local desc=$1 st
@@ -108,19 +103,19 @@ is "$(cat $s0/cc_ecn) $(cat $s0/cc_cnp_dscp) $(cat $s0/cc_cnp_interval_us)" "1 4
 
 run_ok "netem on va marks 5% of what it sends CE" \
 	ip netns exec a tc qdisc add dev va root netem loss 5% ecn
-ce0=$(stat sroce1 rx_ecn_ce)
-cnp0=$(stat sroce1 tx_cnp)
-rcnp0=$(stat sroce0 rx_cnp)
+ce0=$(port_stat sroce1 rx_ecn_ce)
+cnp0=$(port_stat sroce1 tx_cnp)
+rcnp0=$(port_stat sroce0 rx_cnp)
 capture run_peer "rc_peer -s 65536 -n 20 through the marking queue" -s 65536 -n 20
 sleep 1
-ce=$(($(stat sroce1 rx_ecn_ce) - ce0))
-cnp=$(($(stat sroce1 tx_cnp) - cnp0))
-rcnp=$(($(stat sroce0 rx_cnp) - rcnp0))
+ce=$(($(port_stat sroce1 rx_ecn_ce) - ce0))
+cnp=$(($(port_stat sroce1 tx_cnp) - cnp0))
+rcnp=$(($(port_stat sroce0 rx_cnp) - rcnp0))
 diag "marks $ce, CNPs sent $cnp, CNPs received $rcnp"
 ok "$((ce > 0))" "sroce1 counts the CE marks (rx_ecn_ce $ce)"
 ok "$((cnp > 0 && cnp <= ce))" "sroce1 answers them with CNPs, no more than one a mark (tx_cnp $cnp)"
 is "$rcnp" "$cnp" "sroce0 receives and counts each CNP (rx_cnp)"
-cuts=$(stat sroce0 rate_cuts)
+cuts=$(port_stat sroce0 rate_cuts)
 ok "$((cuts > 0 && cuts <= rcnp))" "sroce0 cuts its rate for them, once a pass at most (rate_cuts $cuts)"
 frames > /tmp/cc.frames
 awk '$2 == "10.9.1.1"' /tmp/cc.frames > /tmp/cc.data
@@ -142,20 +137,20 @@ ok "$([ -z "$bad" ] && [ -s /tmp/cc.cnps ] && echo 1 || echo 0)" \
 
 # The interval: one CNP a second at most, whatever the marks.
 echo 1000000 > /sys/class/infiniband/sroce1/cc_cnp_interval_us
-cnp0=$(stat sroce1 tx_cnp)
+cnp0=$(port_stat sroce1 tx_cnp)
 start=$(date +%s)
 run_peer "rc_peer -s 65536 -n 20 with a CNP interval of 1 s" -s 65536 -n 20
 secs=$(($(date +%s) - start))
-cnp=$(($(stat sroce1 tx_cnp) - cnp0))
+cnp=$(($(port_stat sroce1 tx_cnp) - cnp0))
 ok "$((cnp >= 1 && cnp <= secs + 1))" "one CNP a second at most ($cnp in $secs s)"
 echo 50 > /sys/class/infiniband/sroce1/cc_cnp_interval_us
 
 # The reaction point paces: at a line rate of 100 Mb/s every cut holds
 # the requester back (paced) and the data still arrives whole.
 echo 100 > $s0/cc_line_rate_mbps
-paced0=$(stat sroce0 paced)
+paced0=$(port_stat sroce0 paced)
 run_peer "rc_peer -s 65536 -n 10, line rate 100 Mb/s" -s 65536 -n 10
-ok "$(($(stat sroce0 paced) > paced0))" "sroce0's requester waits for its rate (paced $(($(stat sroce0 paced) - paced0)))"
+ok "$(($(port_stat sroce0 paced) > paced0))" "sroce0's requester waits for its rate (paced $(($(port_stat sroce0 paced) - paced0)))"
 echo 100000 > $s0/cc_line_rate_mbps
 
 # pace_line: with no mark at all, a QP keeps to the line rate (20 Mb/s:
@@ -163,30 +158,30 @@ echo 100000 > $s0/cc_line_rate_mbps
 run_ok "no netem now: nothing is marked" ip netns exec a tc qdisc del dev va root
 echo 20 > $s0/cc_line_rate_mbps
 echo 1 > $s0/cc_pace_line
-paced0=$(stat sroce0 paced)
-cuts0=$(stat sroce0 rate_cuts)
+paced0=$(port_stat sroce0 paced)
+cuts0=$(port_stat sroce0 rate_cuts)
 run_peer "rc_peer -s 65536 -n 10 paced at a line rate of 20 Mb/s" -s 65536 -n 10
-ok "$(($(stat sroce0 paced) > paced0))" "an unlimited QP waits for the line rate (paced $(($(stat sroce0 paced) - paced0)))"
-is "$(stat sroce0 rate_cuts)" "$cuts0" "... with no CNP and no cut"
+ok "$(($(port_stat sroce0 paced) > paced0))" "an unlimited QP waits for the line rate (paced $(($(port_stat sroce0 paced) - paced0)))"
+is "$(port_stat sroce0 rate_cuts)" "$cuts0" "... with no CNP and no cut"
 echo 0 > $s0/cc_pace_line
 echo 100000 > $s0/cc_line_rate_mbps
 run_ok "netem marks 5% again" ip netns exec a tc qdisc add dev va root netem loss 5% ecn
 
 # A QP without congestion control counts the CNPs and ignores them.
 echo 0 > $s0/cc_rp
-cuts0=$(stat sroce0 rate_cuts)
-rcnp0=$(stat sroce0 rx_cnp)
+cuts0=$(port_stat sroce0 rate_cuts)
+rcnp0=$(port_stat sroce0 rx_cnp)
 run_peer "rc_peer -s 65536 -n 10 with sroce0's reaction point off" -s 65536 -n 10
-ok "$(($(stat sroce0 rx_cnp) > rcnp0))" "CNPs still come and are counted (rx_cnp)"
-is "$(stat sroce0 rate_cuts)" "$cuts0" "... and cut nothing"
+ok "$(($(port_stat sroce0 rx_cnp) > rcnp0))" "CNPs still come and are counted (rx_cnp)"
+is "$(port_stat sroce0 rate_cuts)" "$cuts0" "... and cut nothing"
 echo 1 > $s0/cc_rp
 
 # ECN off: nothing to mark, so netem drops instead; the data still arrives.
 echo 0 > $s0/cc_ecn
-ce0=$(stat sroce1 rx_ecn_ce)
-cnp0=$(stat sroce1 tx_cnp)
+ce0=$(port_stat sroce1 rx_ecn_ce)
+cnp0=$(port_stat sroce1 tx_cnp)
 capture run_peer "rc_peer -s 65536 -n 5 with ECN off (5% loss now)" -s 65536 -n 5
-is "$(($(stat sroce1 rx_ecn_ce) - ce0)) $(($(stat sroce1 tx_cnp) - cnp0))" "0 0" \
+is "$(($(port_stat sroce1 rx_ecn_ce) - ce0)) $(($(port_stat sroce1 tx_cnp) - cnp0))" "0 0" \
 	"with cc_ecn 0 no mark and no CNP"
 frames > /tmp/cc.frames
 ok "$(awk '$2 == "10.9.1.1"' /tmp/cc.frames | wc -l)" "the capture has sroce0's packets"

@@ -27,11 +27,6 @@ port=19400
 s0=/sys/class/infiniband/sroce0
 s1=/sys/class/infiniband/sroce1
 
-# stat DEV NAME: one counter of DEV's port.
-stat() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 "^$2\$" | tail -1
-}
-
 # netem ARGS...: the same netem on both ends of the veth.
 netem() {
 	tc -n a qdisc del dev va root 2>/dev/null
@@ -116,7 +111,7 @@ diag "goodput kept at 1% loss (perftest's figures): $(frac "${lossy#* }" "${clea
 # waits for the last one to arrive (ib_write_lat too, but it has no
 # closing handshake: rc-two.bash). Each device's counters, both ways.
 both() {
-	echo $(($(stat sroce0 "$1") + $(stat sroce1 "$1")))
+	echo $(($(port_stat sroce0 "$1") + $(port_stat sroce1 "$1")))
 }
 # lat: LAT_N 64-byte SEND round trips, perftest's average latency (us).
 lat() {

@@ -158,16 +158,16 @@ ecn_marks() {
 rc_two_cc() {
 	local server ce cnp rcnp cuts
 	for server in 1 2; do
-		ce=$(rc_two_stat rx_ecn_ce) cnp=$(rc_two_stat tx_cnp)
-		rcnp=$(rc_two_stat rx_cnp) cuts=$(rc_two_stat rate_cuts)
+		ce=$(port_stat "$dev" rx_ecn_ce) cnp=$(port_stat "$dev" tx_cnp)
+		rcnp=$(port_stat "$dev" rx_cnp) cuts=$(port_stat "$dev" rate_cuts)
 		[ "$SROCE_HOST" = "$server" ] ||
 			run_ok "5% of the RoCE packets sent marked CE ($rc_two_me)" ecn_marks 5
 		rc_two_run "$server" "ib_write_bw 64 KiB, traffic class 2, 5% CE marks on the sender's side" \
 			ib_write_bw -d "$dev" -x "$gid4" -s 65536 -n 100 -F --tclass=2
 		ecn_marks 0
 		[ "$rc_two_me" = sroce ] || continue
-		ce=$(($(rc_two_stat rx_ecn_ce) - ce)) cnp=$(($(rc_two_stat tx_cnp) - cnp))
-		rcnp=$(($(rc_two_stat rx_cnp) - rcnp)) cuts=$(($(rc_two_stat rate_cuts) - cuts))
+		ce=$(($(port_stat "$dev" rx_ecn_ce) - ce)) cnp=$(($(port_stat "$dev" tx_cnp) - cnp))
+		rcnp=$(($(port_stat "$dev" rx_cnp) - rcnp)) cuts=$(($(port_stat "$dev" rate_cuts) - cuts))
 		if [ "$SROCE_HOST" = "$server" ]; then
 			ok "$((ce > 0 && cnp > 0 && cnp <= ce))" \
 				"the receiver answers the $rc_two_peer sender's CE marks with CNPs (rx_ecn_ce $ce, tx_cnp $cnp)"
@@ -178,11 +178,6 @@ rc_two_cc() {
 			diag "the $rc_two_peer receiver sent $rcnp CNPs for the CE marks"
 		fi
 	done
-}
-
-# rc_two_stat NAME: one counter of this host's sroce device.
-rc_two_stat() {
-	rdma statistic show link "$dev/1" | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
 }
 
 # rc_two_cm DEV GID4 [lossy]: UD and the RDMA CM across the link: QP1 of

@@ -93,6 +93,11 @@ two_ns_devices() {
 	g1=$(gid_index sroce1 "10.9.$net.2") || g1=0
 }
 
+# port_stat DEV NAME: one counter of DEV's port.
+port_stat() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 "^$2\$" | tail -1
+}
+
 # retry TRIES CMD...: rerun CMD once a second until it succeeds (a peer's
 # server may not be listening yet).
 retry() {

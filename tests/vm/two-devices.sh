@@ -32,11 +32,6 @@ for s in 1 65536; do
 done
 pp "sroce0 <-> sroce1 across a veth, every operation" b sroce1 "$g1" a sroce0 "$g0" 10.9.0.2 \
 	/usr/libexec/sroce/rc_peer -s 65536 -n 3
-# port_stat DEV NAME: one counter of DEV's port.
-port_stat() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 "^$2\$" | tail -1
-}
-
 # stat_above DEV NAME N: that counter is above N.
 stat_above() {
 	local v

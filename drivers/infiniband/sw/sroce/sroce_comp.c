@@ -147,8 +147,11 @@ void sroce_comp_ackreq_sent(struct sroce_qp *qp, u32 psn)
 		qp->comp.rtt_psn = psn;
 		qp->comp.rtt_t0 = ktime_get_ns();
 	}
+	/* Per packet that asks for an ACK: nothing more while they are off. */
+	if (!READ_ONCE(qp->sdev->cc.early_rexmit) || qp->comp.rnr_wait)
+		return;
 	rto = sroce_comp_rto(qp, sroce_ack_timeout(qp));
-	if (rto && !qp->comp.rnr_wait)
+	if (rto)
 		mod_timer(&qp->comp.rto.timer, jiffies + rto);
 }
 
