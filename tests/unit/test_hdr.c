@@ -135,6 +135,28 @@ static void check_bytes(void)
 		ok(!memcmp(b, want, 24), "BTH, AETH, AtomicAckETH bytes");
 	}
 
+	/* Selective repeat's bit: resv7's first, beside AckReq, both ways. */
+	memset(&f, 0, sizeof(f));
+	f.opcode = SROCE_OPCODE(RC, ACK);
+	f.sr = true;
+	f.psn = 0x10;
+	{
+		struct sroce_pkt p;
+
+		is(sroce_hdrs_encode(b, sizeof(b), &f), 16, "BTH+AETH");
+		is(b[8], 0x40, "SR alone is 0x40 in byte 8");
+		f.ackreq = true;
+		sroce_hdrs_encode(b, sizeof(b), &f);
+		is(b[8], 0xc0, "SR with AckReq is 0xc0");
+		memset(b + 16, 0, 4);
+		ok(sroce_parse(b, 20, 4096, &p) == SROCE_PARSE_OK &&
+		   p.f.sr && p.f.ackreq && p.f.psn == 0x10,
+		   "SR and AckReq parsed back");
+		b[8] = 0x80;
+		ok(sroce_parse(b, 20, 4096, &p) == SROCE_PARSE_OK && !p.f.sr,
+		   "no SR without the bit");
+	}
+
 	memset(&f, 0, sizeof(f));
 	f.opcode = SROCE_OPCODE(RC, FETCH_ADD);
 	f.pkey = 0xffff;

@@ -40,6 +40,7 @@ static void random_fields(u8 opcode, struct sroce_fields *f)
 	f->fecn = r & 4;
 	f->becn = r & 8;
 	f->ackreq = r & 16;
+	f->sr = r & 32;
 	f->pkey = rnd();
 	f->dqpn = rnd() & SROCE_QPN_MASK;
 	f->psn = rnd() & SROCE_PSN_MASK;
@@ -94,7 +95,7 @@ static bool same(const struct sroce_fields *a, const struct sroce_fields *b)
 	return a->opcode == b->opcode && a->pad == b->pad &&
 	       a->tver == b->tver && a->se == b->se && a->mig == b->mig &&
 	       a->fecn == b->fecn && a->becn == b->becn &&
-	       a->ackreq == b->ackreq && a->pkey == b->pkey &&
+	       a->ackreq == b->ackreq && a->sr == b->sr && a->pkey == b->pkey &&
 	       a->dqpn == b->dqpn && a->psn == b->psn &&
 	       a->feth.type == b->feth.type &&
 	       a->feth.level == b->feth.level &&

@@ -2,16 +2,19 @@
 # loss.sh: loss recovery (Documentation/sroce-cc.rst). Two sroce devices
 # on the two ends of a veth, one end in each of two namespaces, with
 # netem on both ends: 2 ms of delay each way, and 1% random loss or none.
-# Early resends are off by default. With cc_early_rexmit 1 a lost tail
-# (ib_send_lat: every message is one) is resent after the measured RTO,
-# not after the local ACK timeout: early resends, and fewer local ACK
-# timeouts than them; with 0 it waits for the timer. Every operation of rc_peer goes through the lossy link with
-# its data checked, and the requester's round trip is measured (debugfs
-# srtt_us) while it runs. The goodput 64 KiB WRITEs keep at 1% loss,
-# with early resends and without, is reported (go-back-N bounds it:
-# Documentation/sroce-cc.rst). That early resends charge no retry, so a
-# peer that is gone still takes the two local ACK timeouts retry_cnt 1
-# allows, is rc_ops' err-retry-measured.
+# 64 KiB WRITEs at 1% loss: with selective repeat (on by default) the
+# responder keeps what comes past a gap and the requester resends the
+# missing PSNs alone, so it sends at most 5% more packets than without
+# loss; with cc_sel_repeat 0 at either end, go-back-N. The goodput kept
+# is reported (make bench compares it). Lost tails (ib_send_lat: every
+# message is one packet) are resent after the measured RTO, not after
+# the local ACK timeout: early resends (on by default), and fewer local
+# ACK timeouts than them; with cc_early_rexmit 0 they wait for the timer.
+# Every operation of rc_peer goes through the lossy link with its data
+# checked, and the requester's round trip is measured (debugfs srtt_us)
+# while it runs. That early resends charge no retry, so a peer that is
+# gone still takes the two local ACK timeouts retry_cnt 1 allows, is
+# rc_ops' err-retry-measured.
 #   scripts/vm-run.sh tests/vm/loss.sh
 set -u
 # shellcheck source=tests/vm/lib.sh
@@ -87,25 +90,79 @@ ip -n a neigh replace 10.9.2.2 lladdr "$(ip netns exec b cat /sys/class/net/vb/a
 ip -n b neigh replace 10.9.2.1 lladdr "$(ip netns exec a cat /sys/class/net/va/address)" dev vb nud permanent
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
-is "$(cat $s0/cc_early_rexmit)" 0 "early resends are off by default"
+is "$(cat $s0/cc_early_rexmit)" 1 "early resends are on by default"
 fails_ok "cc_early_rexmit takes 0 or 1 only" sh -c "echo 2 > $s0/cc_early_rexmit"
+is "$(cat $s0/cc_sel_repeat)" 1 "selective repeat is on by default"
+fails_ok "cc_sel_repeat takes 0 or 1 only" sh -c "echo 2 > $s0/cc_sel_repeat"
+
+# sr A B: cc_sel_repeat A on sroce0 (the requester), B on sroce1.
+sr() {
+	echo "$1" > $s0/cc_sel_repeat && echo "$2" > $s1/cc_sel_repeat
+}
+# wire: goodput, with the packets sroce0 sent for it (requests only: it
+# answers nothing): "PACKETS ok MB/s" or "PACKETS failed ...".
+wire() {
+	local t0 g
+	t0=$(port_stat sroce0 tx_packets)
+	g=$(goodput)
+	echo "$(($(port_stat sroce0 tx_packets) - t0)) $g"
+}
+# run_wire DESC: wire, checked; its packets in pk, its MB/s in mb.
+run_wire() {
+	local w
+	w=$(wire)
+	pk=${w%% *}
+	w=${w#* }
+	mb=${w#* }
+	ok "$([ "${w%% *}" = ok ] && echo 1 || echo 0)" "$1 ($mb MB/s, $pk packets)" ||
+		diag "$w"
+}
+# counted CMD...: CMD, and how much selective repeat's counters and the
+# go-back-N restarts grew in it (d_kept, d_sel, d_gbn).
+d_kept=0
+d_sel=0
+d_gbn=0
+counted() {
+	local k s g
+	k=$(port_stat sroce1 ooo_kept)
+	s=$(port_stat sroce0 sel_rexmit)
+	g=$(port_stat sroce0 retransmit)
+	"$@"
+	d_kept=$(($(port_stat sroce1 ooo_kept) - k))
+	d_sel=$(($(port_stat sroce0 sel_rexmit) - s))
+	d_gbn=$(($(port_stat sroce0 retransmit) - g))
+}
 
 run_ok "netem: 2 ms each way" netem delay 2ms limit 10000
-clean=$(goodput)
-ok "$([ "${clean%% *}" = ok ] && echo 1 || echo 0)" \
-	"$N x 64 KiB WRITEs, 2 ms each way (${clean#* } MB/s)"
+run_wire "$N x 64 KiB WRITEs, 2 ms each way"
+clean_pk=$pk
+clean_mb=$mb
 
 run_ok "netem: 2 ms each way and 1% loss" netem delay 2ms loss 1% limit 10000
-early 1
-lossy=$(goodput)
-ok "$([ "${lossy%% *}" = ok ] && echo 1 || echo 0)" \
-	"... and 1% loss, with early resends (${lossy#* } MB/s)"
+# Selective repeat: the responder keeps what comes past a gap and asks
+# for each missing PSN alone; about 1% of the requests go twice.
+counted run_wire "... and 1% loss: selective repeat"
+sr_mb=$mb
+diag "selective repeat: $d_kept requests kept past a gap, $d_sel resent alone, $d_gbn go-back-N restarts"
+ok "$((d_kept > 0 && d_sel > 0))" \
+	"the responder kept requests past gaps ($d_kept) and the requester resent PSNs alone ($d_sel)"
+ok "$((pk * 100 <= clean_pk * 105))" \
+	"at most 5% more packets than without loss ($pk against $clean_pk)"
+# Either end without it: go-back-N, as towards any other peer.
+for ends in "1 0" "0 1"; do
+	# shellcheck disable=SC2086 # two arguments
+	sr $ends
+	counted run_wire "... cc_sel_repeat ${ends% *} on the requester, ${ends#* } on the responder: go-back-N"
+	ok "$((d_kept == 0 && d_sel == 0 && d_gbn > 0))" \
+		"... nothing kept, nothing resent alone, $d_gbn go-back-N restarts ($pk packets)"
+done
+gbn_mb=$mb
+sr 1 1
 early 0
-off=$(goodput)
+run_wire "... selective repeat without early resends"
+off_mb=$mb
 early 1
-ok "$([ "${off%% *}" = ok ] && echo 1 || echo 0)" \
-	"... and without them (${off#* } MB/s)"
-diag "goodput kept at 1% loss (perftest's figures): $(frac "${lossy#* }" "${clean#* }") with early resends, $(frac "${off#* }" "${clean#* }") without"
+diag "64 KiB WRITE goodput kept at 1% loss (perftest's figures; make bench has the comparison): $(frac "$sr_mb" "$clean_mb") with selective repeat, $(frac "$gbn_mb" "$clean_mb") with go-back-N, $(frac "$off_mb" "$clean_mb") with selective repeat and no early resends"
 
 # Lost tails: ib_send_lat's messages are one packet each, and the next
 # waits for the last one to arrive (ib_write_lat too, but it has no
@@ -143,6 +200,8 @@ port=$((port + 1))
 ip netns exec b timeout 200 $P/rc_peer -d sroce1 -g "$g1" -p $port -s 65536 -n 10 \
 	>/tmp/srv.log 2>&1 &
 spid=$!
+# The client tries once: under load the server may take a while to start.
+b_listens $port
 ip netns exec a timeout 200 $P/rc_peer -d sroce0 -g "$g0" -p $port -s 65536 -n 10 \
 	10.9.2.2 >/tmp/cli.log 2>&1 &
 cpid=$!

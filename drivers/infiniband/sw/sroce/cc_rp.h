@@ -63,6 +63,8 @@ struct sroce_cc_params {
 	u32 pace_line;
 	/* Loss recovery: resend after a measured RTO, uncharged (rtt.h). */
 	u32 early_rexmit;
+	/* Selective repeat with sroce peers that announce it (sroce_ooo.c). */
+	u32 sel_repeat;
 };
 
 /* One QP's reaction point; times in ns of one monotonic clock. */

@@ -41,13 +41,9 @@ void sroce_cc_params_init(struct sroce_cc_params *p)
 	p->ai_mbps = 40;
 	p->hai_mbps = 200;
 	p->pace_line = 0;
-	/*
-	 * Off until a resend can probe before it goes back: a queue that
-	 * fills at once (no congestion control, or none yet) stretches the
-	 * round trip past the RTO, and each spurious go-back-N resends the
-	 * window into it (Documentation/sroce-cc.rst).
-	 */
-	p->early_rexmit = 0;
+	/* An early resend probes with one packet before it goes back. */
+	p->early_rexmit = 1;
+	p->sel_repeat = 1;
 }
 
 /* A CNP to the peer of @qp (Annex A17.9: BTH with BECN, 16 zero bytes). */

@@ -5,7 +5,10 @@
  * recovery: go-back-N from a NAKed PSN or a gap in read responses, the
  * local ACK timer (retry_cnt) and the RNR timer (rnr_retry). It also
  * times the round trip, and resends early when an RTO passes without
- * progress (rtt.h).
+ * progress (rtt.h): the oldest PSN not answered alone, then the rest only
+ * if the answer shows the responder has nothing past it. A NAK from a
+ * responder that kept what came past the gap (selective repeat,
+ * sroce_ooo.c) gets the PSN it names alone.
  */
 #include "sroce.h"
 #include "sroce_qp.h"
@@ -82,6 +85,8 @@ void sroce_comp_reset(struct sroce_qp *qp, u32 prod)
 	qp->comp.rtt_on = false;
 	qp->comp.rtt_hold = false;
 	qp->comp.rto_shift = 0;
+	qp->comp.probe = false;
+	qp->comp.peer_sr = false;
 }
 
 static bool sroce_comp_outstanding(struct sroce_qp *qp)
@@ -171,6 +176,7 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 					 NSEC_PER_USEC));
 	}
 	qp->comp.rto_shift = 0;
+	qp->comp.probe = false;
 	if (!sroce_comp_outstanding(qp)) {
 		del_timer(&qp->comp.ack.timer);
 		del_timer(&qp->comp.rto.timer);
@@ -259,12 +265,24 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	u32 psn = pkt->f.psn;
 	struct sroce_swqe *s;
 	u32 old = qp->comp.psn;
+	bool gap;
 
 	switch (syn & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
+		qp->comp.peer_sr = pkt->f.sr;
 		sroce_comp_ack_before(qp, sroce_psn_add(psn, 1));
-		if (qp->comp.psn != old)
-			sroce_comp_progress(qp);
+		if (qp->comp.psn == old)
+			return;
+		/*
+		 * The probe answered and nothing past it: the responder had
+		 * dropped the rest, which goes again now. An answer past it
+		 * means the RTO was early; nothing more is resent.
+		 */
+		gap = qp->comp.probe &&
+		      qp->comp.psn == sroce_psn_add(qp->comp.probe_psn, 1);
+		sroce_comp_progress(qp);
+		if (gap && sroce_comp_outstanding(qp) && !qp->comp.rnr_wait)
+			sroce_sq_rewind(qp, qp->comp.psn, SROCE_REXMIT_PROBE);
 		return;
 	case SROCE_AETH_RNR_NAK:
 		trace_sroce_nak(qp->ibqp.qp_num, psn, syn, false);
@@ -274,6 +292,20 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	case SROCE_AETH_NAK:
 		trace_sroce_nak(qp->ibqp.qp_num, psn, syn, false);
+		/*
+		 * Selective repeat's NAK (sroce_ooo.c) asks for its PSN alone
+		 * and acknowledges nothing. Only a responder this requester
+		 * announced it to sends one, whatever the device says now.
+		 */
+		if (pkt->f.sr &&
+		    (syn & SROCE_AETH_VALUE_MASK) == SROCE_NAK_PSN_SEQ) {
+			sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_RCVD, 1);
+			if (qp->comp.rnr_wait)
+				return;
+			sroce_count(qp->sdev, SROCE_CNT_SEL_REXMIT, 1);
+			sroce_sq_resend_one(qp, psn, SROCE_REXMIT_SR);
+			return;
+		}
 		break;
 	default:
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
@@ -289,6 +321,7 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		/* The RNR wait resends from there anyway. */
 		if (qp->comp.rnr_wait)
 			return;
+
 		/*
 		 * No retry is charged: the peer is alive, and with reordering
 		 * or duplicated NAKs one gap can bring several. A peer that
@@ -423,8 +456,11 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 }
 
 /*
- * An RTO passed without progress: resend from the oldest PSN not
- * answered, before the local ACK timeout, and charge no retry (rtt.h).
+ * An RTO passed without progress: before the local ACK timeout, and
+ * charging no retry (rtt.h), resend the oldest PSN not answered, alone
+ * and asking for an ACK. Its answer says whether the rest must follow
+ * (sroce_comp_aeth()): a round trip that only ran long costs one packet,
+ * not the window.
  */
 static void sroce_comp_early(struct sroce_qp *qp)
 {
@@ -434,7 +470,9 @@ static void sroce_comp_early(struct sroce_qp *qp)
 	if (qp->comp.rto_shift < SROCE_RTO_MAX_SHIFT)
 		qp->comp.rto_shift++;
 	qp->comp.gap = false;
-	sroce_sq_rewind(qp, qp->comp.psn, SROCE_REXMIT_EARLY);
+	qp->comp.probe = true;
+	qp->comp.probe_psn = qp->comp.psn;
+	sroce_sq_resend_one(qp, qp->comp.psn, SROCE_REXMIT_EARLY);
 	sroce_comp_arm(qp);
 }
 

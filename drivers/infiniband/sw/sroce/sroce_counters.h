@@ -44,6 +44,8 @@ enum sroce_counter {
 	SROCE_CNT_ACK_TIMEOUT,		/* local ACK timeouts */
 	SROCE_CNT_EARLY_REXMIT,		/* resends after an RTO (rtt.h) */
 	SROCE_CNT_RETRANSMIT,		/* go-back-N restarts */
+	SROCE_CNT_SEL_REXMIT,		/* single PSNs resent for a selective NAK */
+	SROCE_CNT_OOO_KEPT,		/* requests kept past a gap (sroce_ooo.c) */
 	SROCE_CNT_ERR_NAK_SENT,		/* access/invalid request/op NAKs */
 	/* The NIC model (Documentation/sroce-observe.rst): where it stalls. */
 	SROCE_CNT_DISPATCHES,		/* turns of a QP's engines (runs) */

@@ -15,6 +15,7 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_ooo.h"
 #include "sroce_qp.h"
 #include "sroce_rx.h"
 #include "sroce_srq.h"
@@ -245,6 +246,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_mw_qp_gone(qp);
 	sroce_rx_qpn_free(qp);
 	kfree(qp->resp.res);
+	sroce_ooo_free(qp);
 	sroce_qp_free_rings(qp);
 	dst_cache_destroy(&qp->dst_cache);
 	mutex_destroy(&qp->modify_lock);

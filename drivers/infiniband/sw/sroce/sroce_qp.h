@@ -46,6 +46,18 @@
  */
 #define SROCE_MAX_INFLIGHT	256
 /*
+ * The window towards a responder that keeps what comes past a gap
+ * (selective repeat, sroce_ooo.c): a loss costs one packet, not the
+ * window, and the oldest gap holds the window's start for a round trip
+ * while the rest flows; at 1% loss, 256 filled behind such gaps.
+ */
+#define SROCE_SR_INFLIGHT	1024
+/*
+ * Single resends waiting for the requester: a round trip at 1% loss
+ * holds a couple of gaps; beyond this many, the timers recover the rest.
+ */
+#define SROCE_RESEND_ONE_MAX	32
+/*
  * Packets a QP's engines handle per dispatch (one turn of its runner)
  * before other QPs get a turn, and the passes it may make in it when work
  * keeps arriving; then its worker goes on, behind the others.
@@ -200,6 +212,12 @@ struct sroce_qp {
 		bool failed;	/* a WQE failed locally: send nothing more */
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
 		/*
+		 * Packets to send again alone, oldest first, before anything
+		 * new: the PSNs selective NAKs name, the early resend's probe.
+		 */
+		u32 one_psn[SROCE_RESEND_ONE_MAX];
+		u8 one_n;
+		/*
 		 * The LOCAL_INV at cur (still SROCE_SWQE_NEW) invalidated
 		 * this MR, and waits for copies under the old key to end.
 		 */
@@ -225,6 +243,11 @@ struct sroce_qp {
 		u64 rtt_t0;
 		u8 rto_shift;	/* early resends since the last progress */
 		struct sroce_wake_timer rto;	/* the early resend */
+		/* The early resend sent probe_psn alone; no answer yet. */
+		bool probe;
+		u32 probe_psn;
+		/* The responder said it keeps what comes past a gap. */
+		bool peer_sr;
 	} comp;
 
 	struct {
@@ -251,6 +274,16 @@ struct sroce_qp {
 		u32 nres;
 		u32 res_next;
 		struct sroce_rd_res *active;	/* read responses under way */
+		/*
+		 * Selective repeat (sroce_ooo.c): requests kept past a gap,
+		 * by PSN, allocated at the first; and whether the request
+		 * being executed is one of them.
+		 */
+		struct sk_buff **ooo;
+		u32 ooo_n;
+		u32 ooo_top;	/* the highest PSN kept */
+		bool from_ooo;
+		bool sr;	/* the last request announced it, and we do */
 		bool comm_est;
 		bool last_wqe;	/* QP_LAST_WQE_REACHED raised in this ERR */
 		/*
@@ -353,6 +386,8 @@ int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
 		sroce_fill_fn fill, void *priv);
 int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	     sroce_fill_fn fill, void *priv);
+int sroce_tx_aeth(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		  u32 msn, u64 orig, bool sr);
 int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 		 u32 msn, u64 orig);
 
@@ -408,9 +443,12 @@ static inline void sroce_comp_rtt_void(struct sroce_qp *qp, u32 next)
 #define SROCE_REXMIT_RNR	2	/* an RNR NAK's wait is over */
 #define SROCE_REXMIT_READ	3	/* read responses missing */
 #define SROCE_REXMIT_EARLY	4	/* no progress for an RTO (rtt.h) */
+#define SROCE_REXMIT_SR		5	/* a selective NAK (sroce_ooo.c) */
+#define SROCE_REXMIT_PROBE	6	/* the early resend's answer: a gap */
 
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp);
 int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason);
+void sroce_sq_resend_one(struct sroce_qp *qp, u32 psn, int reason);
 u32 sroce_sq_retire_some(struct sroce_qp *qp, u32 max);
 void sroce_sq_retire(struct sroce_qp *qp);
 

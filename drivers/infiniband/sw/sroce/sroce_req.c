@@ -3,7 +3,8 @@
  * sroce: the requester. It copies send WQEs out of the SQ ring, checks
  * them, gives them PSNs and sends their packets, segmented by the path
  * MTU, within the limits the completer's progress sets: a window of
- * SROCE_MAX_INFLIGHT PSNs, max_rd_atomic reads and atomics, fences. The
+ * SROCE_MAX_INFLIGHT PSNs (SROCE_SR_INFLIGHT towards a responder that
+ * does selective repeat), max_rd_atomic reads and atomics, fences. The
  * completer moves it back (sroce_sq_rewind()) to retransmit.
  *
  * Ring indices: comp.head <= req.cur <= req.fetched <= the ring's prod.
@@ -315,10 +316,12 @@ static u8 sroce_write_opcode(u8 op, bool first, bool last)
 #define SROCE_ACKREQ_EVERY	32
 
 /*
- * Send the next packet of @s from req.off. Returns 0, or -EACCES/-ENOSPC
- * when its local memory cannot be read.
+ * Send the next packet of @s from req.off, asking for an ACK where it
+ * ends a message or a stretch of one, or @ackreq. Returns 0, or
+ * -EACCES/-ENOSPC when its local memory cannot be read.
  */
-static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
+static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s,
+			    bool ackreq)
 {
 	const struct sroce_send_wqe *h = &s->h;
 	struct sroce_gather g = { .qp = qp, .s = s, .off = qp->req.off };
@@ -326,6 +329,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		.pkey = SROCE_DEFAULT_PKEY,
 		.dqpn = qp->attr.dest_qp_num,
 		.ackreq = true,
+		/* Selective repeat, announced (sroce_ooo.c). */
+		.sr = READ_ONCE(qp->sdev->cc.sel_repeat),
 	};
 	u32 mtu = qp->mtu, pay = 0;
 	bool first, last;
@@ -390,11 +395,12 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s)
 		}
 		f.imm = h->ex.imm_data;
 		f.se = last && (h->send_flags & IB_SEND_SOLICITED);
-		f.ackreq = last || !(f.psn % SROCE_ACKREQ_EVERY);
+		f.ackreq = ackreq || last || !(f.psn % SROCE_ACKREQ_EVERY);
 		if (sroce_qp_is_uc(qp)) {
 			/* The same packet, with UC's opcode and no AckReq. */
 			f.opcode |= SROCE_TR_UC << 5;
 			f.ackreq = false;
+			f.sr = false;
 		}
 		qp->req.off += pay;
 		break;
@@ -429,7 +435,8 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
 {
 	if (!sroce_qp_acked(qp) ||
-	    sroce_psn_diff(psn, qp->comp.psn) < SROCE_MAX_INFLIGHT)
+	    sroce_psn_diff(psn, qp->comp.psn) <
+	    (qp->comp.peer_sr ? SROCE_SR_INFLIGHT : SROCE_MAX_INFLIGHT))
 		return false;
 	qp->window_full++;
 	sroce_count(qp->sdev, SROCE_CNT_WINDOW_FULL, 1);
@@ -494,11 +501,73 @@ static u32 sroce_req_wire_bytes(struct sroce_qp *qp, struct sroce_swqe *s,
 	return pay + SROCE_CC_HDR_BYTES;
 }
 
+/*
+ * Send the packet at @psn again (sroce_sq_resend_one()), with AckReq, from
+ * wherever its WQE is; the requester then goes on from where it was.
+ * False: the rate holds it, for the next run. One the completer has
+ * seen answered since is not sent.
+ */
+static bool sroce_req_one(struct sroce_qp *qp, u32 psn, int *budget)
+{
+	struct sroce_swqe *s;
+	u64 off, from;
+	bool paced;
+	u8 state;
+	int ret;
+	u32 i;
+
+	if (!sroce_psn_in_window(psn, qp->comp.psn,
+				 sroce_psn_diff(qp->req.psn, qp->comp.psn)))
+		return true;
+	for (i = qp->comp.head; i != qp->req.fetched; i++) {
+		s = sroce_swqe(qp, i);
+		if (s->state == SROCE_SWQE_NEW)
+			break;
+		if (s->state == SROCE_SWQE_DONE ||
+		    !sroce_psn_in_window(psn, s->first_psn, s->npsn))
+			continue;
+		paced = qp->cc.rp.d.limited ||
+			READ_ONCE(qp->sdev->cc.pace_line);
+		if (paced && sroce_cc_rp_wait(qp))
+			return false;
+		off = qp->req.off;
+		state = s->state;
+		from = sroce_op_is_atomic(s->h.opcode) ? 0 :
+		       (u64)sroce_psn_diff(psn, s->first_psn) * qp->mtu;
+		qp->req.off = from;
+		ret = sroce_req_packet(qp, s, true);
+		if (paced && !ret)
+			sroce_cc_rp_sent(qp, sroce_req_wire_bytes(qp, s, from));
+		qp->req.off = off;
+		s->state = state;
+		(*budget)--;
+		if (ret)
+			sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
+		return true;
+	}
+	return true;
+}
+
+/* The single resends waiting, in order. False: the rate holds the rest. */
+static bool sroce_req_ones(struct sroce_qp *qp, int *budget)
+{
+	u32 i;
+
+	for (i = 0; i < qp->req.one_n && *budget > 0; i++) {
+		if (!sroce_req_one(qp, qp->req.one_psn[i], budget))
+			break;
+	}
+	qp->req.one_n -= i;
+	memmove(qp->req.one_psn, qp->req.one_psn + i,
+		qp->req.one_n * sizeof(qp->req.one_psn[0]));
+	return !qp->req.one_n;
+}
+
 void sroce_req_run(struct sroce_qp *qp, int *budget)
 {
 	enum ib_qp_state state = sroce_qp_state(qp);
 	struct sroce_swqe *s;
-	bool paced;
+	bool paced, held;
 	u64 off;
 	u32 psn;
 	int ret;
@@ -509,7 +578,8 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		qp->rnr_stalls++;
 		sroce_count(qp->sdev, SROCE_CNT_RNR_STALLS, 1);
 	}
-	while (*budget > 0 && !qp->comp.rnr_wait &&
+	held = qp->req.one_n && !qp->comp.rnr_wait && !sroce_req_ones(qp, budget);
+	while (!held && *budget > 0 && !qp->comp.rnr_wait &&
 	       sroce_qp_state(qp) == state) {
 		/* A LOCAL_INV in progress goes first, even in SQD. */
 		if (qp->req.inv_mr) {
@@ -561,7 +631,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		if (paced && sroce_cc_rp_wait(qp))
 			break;
 		off = qp->req.off;
-		ret = sroce_req_packet(qp, s);
+		ret = sroce_req_packet(qp, s, false);
 		(*budget)--;
 		if (ret) {
 			sroce_sq_done(s, IB_WC_LOC_PROT_ERR);

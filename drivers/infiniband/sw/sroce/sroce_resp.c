@@ -17,6 +17,7 @@
  * completes in error.
  */
 #include "sroce.h"
+#include "sroce_ooo.h"
 #include "sroce_qp.h"
 #include "sroce_svc.h"
 #include "sroce_trace.h"
@@ -142,6 +143,8 @@ static int sroce_resp_need_rwqe(struct sroce_qp *qp,
 		sroce_count(qp->sdev, SROCE_CNT_RNR_NAK_SENT, 1);
 		/* The packets behind it get no sequence NAK of their own. */
 		qp->resp.nak_sent = true;
+		/* The requester goes back to it and sends them all again. */
+		sroce_ooo_purge(qp);
 		sroce_resp_nak(qp, pkt->f.psn, SROCE_AETH_RNR_NAK |
 			       (READ_ONCE(qp->attr.min_rnr_timer) & 31));
 		return -EAGAIN;
@@ -503,7 +506,12 @@ static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (ret)
 		return ret;
 	qp->resp.psn = sroce_psn_add(pkt->f.psn, 1);
-	if (pkt->f.ackreq && sroce_qp_acked(qp)) {
+	/*
+	 * A request kept past a gap is acknowledged as it is done, AckReq
+	 * or not: the requester that resent only the gap's PSN learns at
+	 * once how far the rest went.
+	 */
+	if ((pkt->f.ackreq || qp->resp.from_ooo) && sroce_qp_acked(qp)) {
 		qp->resp.ack_pending = true;
 		qp->resp.ack_psn = pkt->f.psn;
 	}
@@ -611,9 +619,11 @@ static void sroce_resp_uc_packet(struct sroce_qp *qp,
 		qp->resp.uc_drop = false;
 }
 
-static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
+/* Returns true when it kept @skb (selective repeat). */
+static bool sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	enum sroce_parse_err perr;
+	enum sroce_ooo_res ooo;
 	struct sroce_pkt pkt;
 	s32 d;
 
@@ -623,7 +633,7 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	    pkt.info->transport != (sroce_qp_is_uc(qp) ? SROCE_TR_UC :
 							 SROCE_TR_RC)) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
-		return;
+		return false;
 	}
 	if (!qp->resp.comm_est) {
 		qp->resp.comm_est = true;
@@ -632,30 +642,35 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	if (sroce_qp_is_uc(qp)) {
 		sroce_resp_uc_packet(qp, &pkt, perr);
-		return;
+		return false;
 	}
+	qp->resp.sr = pkt.f.sr && READ_ONCE(qp->sdev->cc.sel_repeat);
 	d = sroce_psn_diff(pkt.f.psn, qp->resp.psn);
 	if (d < 0) {
 		sroce_resp_duplicate(qp, &pkt);
-		return;
+		return false;
 	}
 	if (d > 0) {
-		if (!qp->resp.nak_sent) {
+		ooo = SROCE_OOO_NO;
+		if (qp->resp.sr && perr == SROCE_PARSE_OK)
+			ooo = sroce_ooo_arrive(qp, skb, pkt.f.psn, d);
+		if (ooo == SROCE_OOO_NO && !qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_SENT, 1);
 			sroce_resp_nak(qp, qp->resp.psn,
 				       SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ);
 		}
-		return;
+		return ooo == SROCE_OOO_KEPT;
 	}
 	if (perr != SROCE_PARSE_OK) {
 		/* A packet that does not fit the path MTU: malformed. */
 		sroce_resp_fatal(qp, pkt.f.psn, SROCE_NAK_INV_REQ,
 				 IB_WC_REM_INV_REQ_ERR, IB_EVENT_QP_REQ_ERR);
-		return;
+		return false;
 	}
 	if (sroce_resp_execute(qp, &pkt) >= 0)
 		qp->resp.nak_sent = false;
+	return false;
 }
 
 /*
@@ -665,7 +680,8 @@ static void sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
  * response, and answering it only after the rest of a long stream, which
  * the requester discards past its gap, would stall it for a whole message
  * per loss. Other duplicates still wait: answering one mid-stream would
- * acknowledge past the read and make the requester resend it.
+ * acknowledge past the read and make the requester resend it. A request
+ * kept past a gap that has filled goes before the FIFO.
  */
 static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
 {
@@ -675,8 +691,11 @@ static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
 	unsigned long flags;
 	u32 psn;
 
-	if (!qp->resp.active)
-		return skb_dequeue(fifo);
+	if (!qp->resp.active) {
+		skb = sroce_ooo_take(qp);
+		qp->resp.from_ooo = !!skb;
+		return skb ?: skb_dequeue(fifo);
+	}
 	spin_lock_irqsave(&fifo->lock, flags);
 	skb = skb_peek(fifo);
 	if (skb) {
@@ -703,8 +722,9 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 			break;
 		skb = sroce_resp_take(qp);
 		if (skb) {
-			sroce_resp_packet(qp, skb);
-			consume_skb(skb);
+			if (!sroce_resp_packet(qp, skb))
+				consume_skb(skb);
+			qp->resp.from_ooo = false;
 			(*budget)--;
 			continue;
 		}
@@ -720,9 +740,9 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 	if (qp->resp.ack_pending && !qp->resp.active &&
 	    sroce_qp_state(qp) != IB_QPS_ERR) {
 		qp->resp.ack_pending = false;
-		sroce_tx_ack(qp, SROCE_OPCODE(RC, ACK), qp->resp.ack_psn,
-			     SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
-			     qp->resp.msn, 0);
+		sroce_tx_aeth(qp, SROCE_OPCODE(RC, ACK), qp->resp.ack_psn,
+			      SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID,
+			      qp->resp.msn, 0, qp->resp.sr);
 	}
 }
 
@@ -759,6 +779,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 	qp->resp.uc_drop = false;
 	qp->resp.active = NULL;
 	qp->resp.ack_pending = false;
+	sroce_ooo_purge(qp);
 	while (qp->resp.have_rwqe || (!qp->ibqp.srq && sroce_rq_take(qp))) {
 		/* The WQE taken stays in rwqe for the next run. */
 		if (*budget <= 0)
@@ -786,7 +807,9 @@ void sroce_resp_reset(struct sroce_qp *qp)
 		qp->resp.inv_mr = NULL;
 	}
 	qp->resp.msn = 0;
+	qp->resp.sr = false;
 	qp->resp.nak_sent = false;
+	sroce_ooo_purge(qp);
 	qp->resp.ack_pending = false;
 	qp->resp.in_send = false;
 	qp->resp.in_write = false;

@@ -58,8 +58,29 @@ int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason)
 	trace_sroce_retransmit(qp->ibqp.qp_num, psn, qp->req.psn, reason);
 	sroce_comp_rtt_void(qp, qp->req.psn);
 	qp->req.cur = found;
+	/* What it would have resent alone goes again with the rest. */
+	qp->req.one_n = 0;
 	sroce_count(qp->sdev, SROCE_CNT_RETRANSMIT, 1);
 	return 0;
+}
+
+/*
+ * Send the packet at @psn, sent and not yet acknowledged, once more, and
+ * go on from where the requester is (sroce_req.c does it on its next
+ * run). Beyond SROCE_RESEND_ONE_MAX waiting, the timers recover it.
+ */
+void sroce_sq_resend_one(struct sroce_qp *qp, u32 psn, int reason)
+{
+	u32 i;
+
+	for (i = 0; i < qp->req.one_n; i++)
+		if (qp->req.one_psn[i] == psn)
+			return;
+	if (qp->req.one_n == SROCE_RESEND_ONE_MAX)
+		return;
+	trace_sroce_retransmit(qp->ibqp.qp_num, psn, qp->req.psn, reason);
+	sroce_comp_rtt_void(qp, qp->req.psn);
+	qp->req.one_psn[qp->req.one_n++] = psn;
 }
 
 /*

@@ -84,6 +84,7 @@ SROCE_CC_ATTR(ai_mbps, 0, 400000);
 SROCE_CC_ATTR(hai_mbps, 0, 400000);
 SROCE_CC_ATTR(pace_line, 0, 1);
 SROCE_CC_ATTR(early_rexmit, 0, 1);
+SROCE_CC_ATTR(sel_repeat, 0, 1);
 
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
@@ -102,6 +103,7 @@ static struct attribute *sroce_dev_attrs[] = {
 	&sroce_cc_attr_hai_mbps.attr.attr,
 	&sroce_cc_attr_pace_line.attr.attr,
 	&sroce_cc_attr_early_rexmit.attr.attr,
+	&sroce_cc_attr_sel_repeat.attr.attr,
 	NULL,
 };
 

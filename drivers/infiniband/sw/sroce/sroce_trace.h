@@ -34,7 +34,9 @@ static inline u64 sroce_trace_sge_len(const struct sroce_sge *sge, u32 n)
 		{ SROCE_REXMIT_NAK, "nak" },		\
 		{ SROCE_REXMIT_RNR, "rnr" },		\
 		{ SROCE_REXMIT_READ, "read" },		\
-		{ SROCE_REXMIT_EARLY, "early" })
+		{ SROCE_REXMIT_EARLY, "early" },	\
+		{ SROCE_REXMIT_SR, "selective" },	\
+		{ SROCE_REXMIT_PROBE, "probe" })
 
 /* The requester took a send WQE from its ring (kernel and user alike). */
 TRACE_EVENT(sroce_post_send,

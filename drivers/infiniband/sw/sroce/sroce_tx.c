@@ -348,15 +348,21 @@ int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 			   priv);
 }
 
-/* An ACK, NAK or atomic ACK (for @opcode SROCE_OPCODE(RC, ATOMIC_ACK)). */
-int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
-		 u32 msn, u64 orig)
+/*
+ * An ACK, NAK or atomic ACK (for @opcode SROCE_OPCODE(RC, ATOMIC_ACK)),
+ * with selective repeat's bit (@sr): on an ACK, the responder keeps what
+ * comes past a gap; on a PSN sequence NAK, it asks for that PSN alone
+ * (sroce_ooo.c).
+ */
+int sroce_tx_aeth(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		  u32 msn, u64 orig, bool sr)
 {
 	struct sroce_fields f = {
 		.opcode = opcode,
 		.pkey = SROCE_DEFAULT_PKEY,
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = psn,
+		.sr = sr,
 	};
 
 	f.aeth.syndrome = syndrome;
@@ -366,3 +372,11 @@ int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 		trace_sroce_nak(qp->ibqp.qp_num, psn, syndrome, true);
 	return sroce_tx(qp, &f, 0, NULL, NULL);
 }
+
+/* The same, without selective repeat's bit. */
+int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		 u32 msn, u64 orig)
+{
+	return sroce_tx_aeth(qp, opcode, psn, syndrome, msn, orig, false);
+}
+

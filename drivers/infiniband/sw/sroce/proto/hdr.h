@@ -47,6 +47,14 @@ struct sroce_bth {
 #define SROCE_BTH_FECN		0x80
 #define SROCE_BTH_BECN		0x40
 #define SROCE_BTH_ACKREQ	0x80
+/*
+ * sroce's own, in the first bit of resv7: selective repeat (sroce_ooo.c).
+ * On a request, the requester takes a NAK that says so as a request for
+ * the one PSN it names; on a PSN sequence NAK, the responder kept what
+ * came past the gap. Others send the bit as 0 and ignore it on receive,
+ * and the ICRC covers it like any other bit.
+ */
+#define SROCE_BTH_SR		0x40
 /* The FECN/BECN byte (resv8a) is variant: the ICRC masks it. */
 #define SROCE_BTH_RESV8A_OFF	4
 

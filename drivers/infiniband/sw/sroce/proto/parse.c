@@ -128,6 +128,7 @@ static void decode(const u8 *p, struct sroce_fields *f, u8 *off)
 	f->becn = bth->ecn & SROCE_BTH_BECN;
 	f->dqpn = sroce_get_be24(bth->dqpn);
 	f->ackreq = bth->ackreq & SROCE_BTH_ACKREQ;
+	f->sr = bth->ackreq & SROCE_BTH_SR;
 	f->psn = sroce_get_be24(bth->psn);
 
 	for (x = 0; x < SROCE_EXT_NUM; x++) {
@@ -160,7 +161,8 @@ u32 sroce_hdrs_encode(void *buf, u32 size, const struct sroce_fields *f)
 	bth->ecn = (f->fecn ? SROCE_BTH_FECN : 0) |
 		   (f->becn ? SROCE_BTH_BECN : 0);
 	sroce_put_be24(bth->dqpn, f->dqpn);
-	bth->ackreq = f->ackreq ? SROCE_BTH_ACKREQ : 0;
+	bth->ackreq = (f->ackreq ? SROCE_BTH_ACKREQ : 0) |
+		      (f->sr ? SROCE_BTH_SR : 0);
 	sroce_put_be24(bth->psn, f->psn);
 
 	for (x = 0; x < SROCE_EXT_NUM; x++) {

@@ -27,6 +27,7 @@ struct sroce_fields {
 	bool	fecn;
 	bool	becn;
 	bool	ackreq;
+	bool	sr;		/* SROCE_BTH_SR */
 	u16	pkey;
 	u32	dqpn;
 	u32	psn;
