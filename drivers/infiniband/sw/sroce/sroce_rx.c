@@ -197,6 +197,13 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
+	/*
+	 * The packet leaves the IP stack: a request kept past a gap
+	 * (sroce_ooo.c) may wait long, and its route or conntrack entry
+	 * would hold a netdev or a namespace that is going away.
+	 */
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
 	spin_lock_irqsave(&fifo->lock, flags);
 	len = skb_queue_len(fifo);
 	if (len >= SROCE_RX_FIFO_LEN) {
