@@ -206,10 +206,13 @@ ip netns exec a timeout 200 $P/rc_peer -d sroce0 -g "$g0" -p $port -s 65536 -n 1
 	10.9.2.2 >/tmp/cli.log 2>&1 &
 cpid=$!
 srtt=
+psr=
 for _ in $(seq 100); do
 	srtt=$(awk '$1 == "srtt_us" && $2 > 0 { print $2; exit }' \
 		/sys/kernel/debug/sroce/sroce0/qp* 2>/dev/null)
-	[ -n "$srtt" ] && break
+	psr=$(awk '$1 == "peer_sr" && $2 == 1 { print 1; exit }' \
+		/sys/kernel/debug/sroce/sroce0/qp* 2>/dev/null)
+	[ -n "$srtt" ] && [ -n "$psr" ] && break
 	sleep 0.2
 done
 wait $cpid
@@ -219,6 +222,7 @@ wait $spid
 ok "$(($? == 0))" "... (server)" || diag "$(tail -3 /tmp/srv.log)"
 ok "$([ "${srtt:-0}" -ge 4000 ] && echo 1 || echo 0)" \
 	"the requester measured a round trip of at least the 4 ms of delay (srtt_us ${srtt:-none})"
+ok "${psr:-0}" "the requester learnt from the ACKs that its peer does selective repeat (peer_sr)"
 
 netem delay 0ms
 diag "sroce0: $(rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -E '^(retransmit|early_rexmit|ack_timeout|seq_nak_rcvd)$' | paste -sd' ')"

@@ -27,8 +27,13 @@
 #include "sroce_qp.h"
 
 #define SROCE_OOO_SLOTS		SROCE_SR_INFLIGHT
-/* NAKs for one hole: what the requester queues (SROCE_RESEND_ONE_MAX). */
-#define SROCE_OOO_HOLE_NAKS	SROCE_RESEND_ONE_MAX
+/*
+ * NAKs while the expected PSN stays where it is: what the requester
+ * queues (SROCE_RESEND_ONE_MAX). It also bounds what a peer that lies
+ * gets back for its packets. A longer burst of losses is the early
+ * resend's to mend.
+ */
+#define SROCE_OOO_NAKS		SROCE_RESEND_ONE_MAX
 
 static u32 sroce_ooo_psn(const struct sk_buff *skb)
 {
@@ -44,8 +49,14 @@ static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn)
 /* Ask for each PSN from @from up to @psn, not included, alone. */
 static void sroce_ooo_nak_hole(struct sroce_qp *qp, u32 from, u32 psn)
 {
-	u32 n = min_t(u32, sroce_psn_diff(psn, from), SROCE_OOO_HOLE_NAKS);
+	u32 n = sroce_psn_diff(psn, from);
 
+	if (qp->resp.ooo_nak_psn != qp->resp.psn) {
+		qp->resp.ooo_nak_psn = qp->resp.psn;
+		qp->resp.ooo_naks = 0;
+	}
+	n = min(n, SROCE_OOO_NAKS - qp->resp.ooo_naks);
+	qp->resp.ooo_naks += n;
 	for (; n; n--, from = sroce_psn_add(from, 1)) {
 		sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_SENT, 1);
 		sroce_tx_aeth(qp, SROCE_OPCODE(RC, ACK), from,

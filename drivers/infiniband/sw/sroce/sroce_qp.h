@@ -282,6 +282,8 @@ struct sroce_qp {
 		struct sk_buff **ooo;
 		u32 ooo_n;
 		u32 ooo_top;	/* the highest PSN kept */
+		u32 ooo_naks;	/* NAKs sent while the expected PSN ... */
+		u32 ooo_nak_psn; /* ... was this one */
 		bool from_ooo;
 		bool sr;	/* the last request announced it, and we do */
 		bool comm_est;
