@@ -162,6 +162,14 @@ rxe_sroce_table() {
 				val(v["sroce", l]), ratio(v["sroce", l], v["rxe", l]), ratio(v["sroce", l], v["tcp", l]),
 				kept("tcp", l), kept("rxe", l), kept("sroce", l)
 		}
+		printf "\ninterop on the same link (sender-receiver), 64 KiB writes:\n"
+		printf "%-6s %14s %14s %9s %16s\n", "loss%", "sroce-rxe MB/s", "rxe-sroce MB/s",
+			"rxe MB/s", "sroce-rxe/rxe"
+		for (i = 0; i < n; i++) {
+			l = order[i]
+			printf "%-6s %14s %14s %9s %16s\n", l, val(v["sroce-rxe", l]), val(v["rxe-sroce", l]),
+				val(v["rxe", l]), ratio(v["sroce-rxe", l], v["rxe", l])
+		}
 		for (k in why) {
 			split(k, p, SUBSEP)
 			printf "  %s at %s%% loss did not run: %s\n", p[1], p[2], why[k]

@@ -8,7 +8,9 @@
 # other: they cannot share UDP 4791). Host 1 serves, host 2 is the client
 # (it sends, as the write_bw client does) and prints
 #   BENCH <impl> <test> <value> <unit>   or   BENCH <impl> <test> n/a <why>
-# with impl rxe, sroce or tcp and test write_bw_64k_lossL or tcp_lossL.
+# with impl rxe, sroce or tcp and test write_bw_64k_lossL or tcp_lossL,
+# or impl sroce-rxe (sroce sends to rdma_rxe) or rxe-sroce: interop on
+# the same link, one stack on each host.
 # A one-host run cannot measure this: rdma_rxe loops traffic to a local
 # address back inside itself, where netem never sees it.
 N=${1:-300}
@@ -114,6 +116,21 @@ for r in $(seq "$RUNS"); do
 	for l in $LOSSES; do goodput sroce sroce0 "$l"; done
 	rdma link delete sroce0
 	rmmod sroce
+
+	# Interop: host 2 (the sender) runs one stack, host 1 the other.
+	for pair in "sroce rxe" "rxe sroce"; do
+		if [ "$SROCE_HOST" = 2 ]; then mine=${pair% *}; else mine=${pair#* }; fi
+		if [ "$mine" = rxe ]; then
+			modprobe rdma_rxe
+			rdma link add rxe0 type rxe netdev eth0
+		else
+			modprobe sroce
+			rdma link add sroce0 type sroce netdev eth0
+		fi
+		for l in $LOSSES; do goodput "${pair% *}-${pair#* }" "${mine}0" "$l"; done
+		rdma link delete "${mine}0"
+		if [ "$mine" = rxe ]; then rmmod rdma_rxe; else rmmod sroce; fi
+	done
 
 	for l in $LOSSES; do tcp "$l"; done
 done
