@@ -1,0 +1,513 @@
+#!/bin/bash
+# NOT IN `make check` YET (issue 12): in 7 runs on the day it was written
+# the 2-flow window's utilisation came out below 0.9 three times (0.73,
+# 0.77, 0.88); every other check held. It moves to tests/vm/ and
+# scripts/check.sh once that is understood. It was written against the
+# module before selective repeat and early resends by default.
+#   scripts/vm-run.sh tests/vm/wip/dumbbell.sh   (SROCE_TESTS=tests/vm)
+# dumbbell.sh: DCQCN on a shared bottleneck (Documentation/sroce-cc.rst,
+# "Fairness on a shared bottleneck"). Four sender namespaces s1..s4, each
+# with a veth to a switch namespace sw that routes to a receiver namespace
+# r; a sroce device on every sender's end (sroce1..sroce4) and one in r
+# (sroce0). sw's egress towards r is the bottleneck: htb at 40 Mb/s with
+# red under it, which marks ECN-capable packets CE as the queue builds
+# ("ecn"; "nodrop" queues what is not ECN-capable, perftest's TCP, rather
+# than dropping it early, so every drop counted is the queue's limit).
+# Each sender is paced from the start at its line rate (cc_pace_line, a
+# NIC's port clock) and sends 64 KiB SENDs (ib_send_bw, which sleeps on
+# its CQ: busy-polling perftests starve the kernel of the guest's two
+# CPUs) to its own server in r.
+#
+# With congestion control on, two flows, then three joined by a fourth
+# that starts late, share the link fairly (Jain's index >= 0.9 over their
+# rates in a window inside their common run) and fill it (>= 90% of
+# 40 Mb/s); the queue stays under two thirds of red's limit, nothing is
+# dropped, packets are marked instead, CNPs come back and every sender
+# cuts its rate for them; the late flow gets its share. With the senders'
+# reaction point off (cc_rp 0) the same two flows fill the queue to its
+# limit and lose packets. Rates are interface counters on sw, read five
+# times a second inside the flows' run by one sampler in sw that also
+# logs red's queue (perftest's own figures under TCG can read 0.00).
+#
+# Under TCG a paced QP reaches about half its line rate at 40 Mb/s (the
+# pacing timer fires late, and the lateness is not made up), so the line
+# rate is set for an offered load about twice the bottleneck's: 100 Mb/s
+# for two flows (about 34 Mb/s each; at 60 the two offered 1.4 times the
+# link, and a slower stretch of the guest left it underused), 40 for four
+# (about 22 each; at 60, four flows overload the link almost threefold,
+# and DCQCN's oscillation then reaches red's limit).
+#   scripts/vm-run.sh tests/vm/dumbbell.sh [series]
+# ("series": every run's samples as diagnostics, not only a failed one's)
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "${SROCE_TESTS:-$(dirname "$0")}/lib.sh"
+
+RATE=40			# Mb/s: the bottleneck
+LINE2=100		# Mb/s: the senders' line rate with two flows ...
+LINE4=40		# ... and with four
+LIMIT=300000		# red's queue limit, bytes
+QMIN=6000		# red marks from this average queue (bytes) ...
+QMAX=60000		# ... with a probability rising to 0.2 here, and all above
+QBOUND=$((LIMIT * 2 / 3)) # the largest queue congestion control may leave
+SETTLE=4		# s after the last flow started before a window opens
+LATE_SETTLE=6		# s the late flow gets to converge before its window
+show_series=
+[ "${1:-}" = series ] && show_series=1
+sr=/sys/class/infiniband
+mon=/tmp/db.mon
+tab=/tmp/db.tab
+port=19500
+declare -a g start end
+
+# mac NET HOST: the veth addresses, fixed so the neighbours can be too.
+mac() {
+	printf '02:00:00:00:%02x:%02x' "$1" "$2"
+}
+
+# net_setup: s1..s4 -- sw -- r. Net 0 joins sw (.254) and r (.1), net I
+# sw and sI (.1). Every neighbour is permanent: sw's ARP towards r would
+# cross the marking queue, and a refresh lost there would cut r off in
+# the middle of a run.
+net_setup() {
+	local n i swd hd hn
+	for n in sw r s1 s2 s3 s4; do
+		ip netns add $n && ip -n $n link set lo up || return 1
+	done
+	for i in 0 1 2 3 4; do
+		# sw's end swr and r's vr; sw's end swI and sI's vsI.
+		swd=sw$i hd=vs$i hn=s$i
+		[ $i = 0 ] && swd=swr hd=vr hn=r
+		ip -n sw link add $swd address "$(mac $i 254)" type veth \
+			peer name $hd address "$(mac $i 1)" netns $hn &&
+			ip -n sw addr add "10.7.$i.254/24" dev $swd &&
+			ip -n sw link set $swd up &&
+			ip -n $hn addr add "10.7.$i.1/24" dev $hd &&
+			ip -n $hn link set $hd up &&
+			ip -n $hn route add default via "10.7.$i.254" &&
+			ip -n sw neigh replace "10.7.$i.1" lladdr "$(mac $i 1)" dev $swd nud permanent &&
+			ip -n $hn neigh replace "10.7.$i.254" lladdr "$(mac $i 254)" dev $hd nud permanent ||
+			return 1
+	done
+	ip netns exec sw sysctl -qw net.ipv4.ip_forward=1
+}
+
+# pings: every sender reaches r through sw.
+pings() {
+	local i
+	for i in 1 2 3 4; do
+		ip netns exec s$i ping -c 1 -W 2 10.7.0.1 || return 1
+	done
+}
+
+# bottleneck: a fresh htb + red on sw's way to r, its counters at 0. htb
+# gets a 32 KiB burst: with its default of one packet, every late timer
+# of the guest is lost capacity and the link drains well below its rate.
+# red's average follows the queue closely (burst 6), as a switch marks
+# on its instantaneous queue.
+bottleneck() {
+	tc -n sw qdisc del dev swr root 2>/dev/null
+	tc -n sw qdisc add dev swr root handle 1: htb default 10 &&
+		tc -n sw class add dev swr parent 1: classid 1:10 htb \
+			rate ${RATE}mbit ceil ${RATE}mbit burst 32k cburst 32k &&
+		tc -n sw qdisc add dev swr parent 1:10 handle 10: red limit $LIMIT \
+			min $QMIN max $QMAX avpkt 1100 burst 6 probability 0.2 \
+			bandwidth ${RATE}mbit ecn nodrop
+}
+
+# sender_cc NAME VALUE: cc_NAME on the four senders.
+sender_cc() {
+	local i
+	for i in 1 2 3 4; do
+		echo "$2" > $sr/sroce$i/cc_$1 || return 1
+	done
+}
+
+# stats FILE: every device's port counters, one line per device; then
+# what the network stack dropped on the way: "netdrops softnet N" (the
+# per-CPU backlogs, softnet_stat) and "netdrops NS/VETH RX TX" (drops).
+stats() {
+	local n h sn=0
+	for h in $(awk '{ print $2 }' /proc/net/softnet_stat); do
+		sn=$((sn + 16#$h))
+	done
+	{
+		rdma statistic show link
+		echo "netdrops softnet $sn"
+		for n in sw r s1 s2 s3 s4; do
+			ip -n $n -s -o link show type veth | awk -v n=$n '{
+				for (i = 1; i <= NF; i++) {
+					if ($i == "RX:") rx = i
+					if ($i == "TX:") tx = i
+				}
+				sub(/@.*/, "", $2)
+				print "netdrops " n "/" $2, $(rx + 11), $(tx + 11)
+			}'
+		done
+	} > "$1"
+}
+
+# netdrops: the drops stats saw grow over the last run, "" for none.
+netdrops() {
+	awk '$1 == "netdrops" { k = $2; v = $3 + ($4 == "" ? 0 : $4) }
+		$1 == "netdrops" && FILENAME == ARGV[1] { a[k] = v }
+		$1 == "netdrops" && FILENAME == ARGV[2] && v != a[k] { printf " %s %d;", k, v - a[k] }' \
+		/tmp/db.st0 /tmp/db.st1
+}
+
+# stat FILE DEV NAME: one counter from a stats FILE.
+stat() {
+	awk -v d="$2/1" -v n="$3" '$2 == d { for (i = 3; i < NF; i++) if ($i == n) print $(i + 1) }' "$1"
+}
+
+# delta DEV NAME: NAME's growth on DEV over the last run.
+delta() {
+	echo $(($(stat /tmp/db.st1 "$1" "$2") - $(stat /tmp/db.st0 "$1" "$2")))
+}
+
+# listening PORT...: perftest's servers in r listen on every TCP PORT
+# (one look a tenth of a second, for 20 s, in one process).
+listening() {
+	ip netns exec r timeout 30 bash -c '
+		for _ in $(seq 200); do
+			ok=1
+			for p in "$@"; do
+				ss -Hltn "sport = :$p" | grep -q . || ok=0
+			done
+			[ $ok = 1 ] && exit 0
+			sleep 0.1
+		done
+		exit 1' listening "$@"
+}
+
+# monitor_start / monitor_stop: in sw, five times a second, a line
+# "S TIME RX1 RX2 RX3 RX4 TXR" (the bytes sw received from each sender,
+# and sent towards r) and then red's statistics, into $mon. One process
+# for the run: every ip netns exec costs a fresh sysfs mount.
+monitor_start() {
+	ip netns exec sw timeout 300 bash -c '
+		while :; do
+			s="S $EPOCHREALTIME"
+			for d in sw1 sw2 sw3 sw4; do
+				read -r v < /sys/class/net/$d/statistics/rx_bytes
+				s+=" $v"
+			done
+			read -r v < /sys/class/net/swr/statistics/tx_bytes
+			echo "$s $v"
+			tc -s qdisc show dev swr
+			sleep 0.2
+		done' > $mon 2>&1 &
+	monpid=$!
+}
+monitor_stop() {
+	kill "$monpid" 2>/dev/null
+	wait "$monpid" 2>/dev/null
+}
+
+# table: $mon as one line a sample: time, RX1..RX4, TXR, red's backlog
+# (bytes), marked, early, pdrop, other, dropped.
+table() {
+	awk '
+		function bytes(s) {
+			if (s ~ /Mb$/) return s * 1048576
+			if (s ~ /Kb$/) return s * 1024
+			return s + 0
+		}
+		function emit() {
+			print t, b[1], b[2], b[3], b[4], tx, bl, mk, ea, pd, ot, dr
+		}
+		$1 == "S" {
+			if (have) emit()
+			t = $2; b[1] = $3; b[2] = $4; b[3] = $5; b[4] = $6; tx = $7
+			have = 1; red = 0; next
+		}
+		$1 == "qdisc" { red = ($2 == "red"); next }
+		red && $1 == "Sent" {
+			for (i = 1; i < NF; i++) if ($i == "(dropped") dr = $(i + 1) + 0
+		}
+		red && $1 == "backlog" { bl = bytes($2) }
+		red && $1 == "marked" { mk = $2; ea = $4; pd = $6; ot = $8 }
+		END { if (have) emit() }' $mon > $tab
+}
+
+# series: the samples as rates (Mb/s) from each sender and towards r, and
+# red's queue: the diagnostic when a run's check fails.
+series() {
+	awk 'NR > 1 && $1 > t {
+			dt = $1 - t
+			printf "%5.1f s", $1 - t0
+			for (c = 2; c <= 5; c++) printf " %5.1f", ($c - p[c]) * 8 / dt / 1e6
+			printf " -> %5.1f Mb/s, queue %6d B\n", ($6 - p[6]) * 8 / dt / 1e6, $7
+		}
+		NR == 1 { t0 = $1 }
+		{ t = $1; for (c = 2; c <= 6; c++) p[c] = $c }' $tab
+}
+
+# span I: when flow I ran: the first sample that saw 128 KiB of it, and
+# the first that saw its last byte ("0 0" if it never ran).
+span() {
+	awk -v c=$((1 + $1)) '
+		NR == 1 { first = $c }
+		{ v[NR] = $c; t[NR] = $1 }
+		END {
+			s = 0; e = 0
+			for (i = 1; i <= NR; i++) if (v[i] - first > 131072) { s = t[i]; break }
+			for (i = 1; s && i <= NR; i++) if (v[i] == v[NR]) { e = t[i]; break }
+			print s, e
+		}' $tab
+}
+
+# window FROM TO I...: over the samples inside [FROM, TO]: the seconds
+# covered, Jain's index of flows I..., the bottleneck's utilisation, and
+# each flow's rate in Mb/s; "0 0 0" if fewer than two samples fall in.
+window() {
+	awk -v a="$1" -v b="$2" -v fl="${*:3}" -v rate=$RATE '
+		{ t[NR] = $1; for (c = 2; c <= 6; c++) v[NR, c] = $c }
+		END {
+			for (i = 1; i <= NR; i++) if (t[i] >= a) { ia = i; break }
+			for (i = NR; i >= 1; i--) if (t[i] <= b) { ib = i; break }
+			if (!ia || !ib || ib <= ia) { print 0, 0, 0; exit }
+			dt = t[ib] - t[ia]
+			n = split(fl, f, " ")
+			s = 0; s2 = 0; out = ""
+			for (k = 1; k <= n; k++) {
+				x = (v[ib, 1 + f[k]] - v[ia, 1 + f[k]]) * 8 / dt / 1e6
+				s += x; s2 += x * x; out = out sprintf(" %.2f", x)
+			}
+			u = (v[ib, 6] - v[ia, 6]) * 8 / dt / 1e6 / rate
+			printf "%.1f %.3f %.3f%s\n", dt, (s2 > 0) ? s * s / (n * s2) : 0, u, out
+		}' $tab
+}
+
+# qmax: the largest backlog red showed over the run (bytes).
+qmax() {
+	awk '$7 > m { m = $7 } END { print m + 0 }' $tab
+}
+
+# qmean FROM TO: red's mean backlog over the samples inside [FROM, TO].
+qmean() {
+	awk -v a="$1" -v b="$2" '$1 >= a && $1 <= b { s += $7; n++ } END { printf "%d", n ? s / n : 0 }' $tab
+}
+
+# red_end: red's marked early pdrop other dropped at the run's end.
+red_end() {
+	tail -n 1 $tab | awk '{ print $8 + 0, $9 + 0, $10 + 0, $11 + 0, $12 + 0 }'
+}
+
+# ge A B: 1 when the number A >= B.
+ge() {
+	awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 >= b + 0) ? 1 : 0 }'
+}
+
+# rel T: T as seconds since the run's first sample ("never" for 0).
+rel() {
+	awk -v t="$1" -v z="$t_first" 'BEGIN { if (t + 0 == 0) print "never"; else printf "%.1f", t - z }'
+}
+
+# flows SPEC...: one run through a fresh bottleneck. SPEC is I:DELAY:N:
+# sender sI sends N 64 KiB SENDs to its own server in r, started DELAY
+# seconds after the first (SPECs in increasing DELAY order). Sets fail
+# (the pairs that failed, "" if none) and the flows' start and end, and
+# leaves the samples in $tab and the counters in /tmp/db.st0 and .st1.
+flows() {
+	local spec i d n at=0 st
+	local -A srv cli fport
+	bottleneck || { diag "tc: the bottleneck was not set up"; return 1; }
+	for spec in "$@"; do
+		IFS=: read -r i d n <<<"$spec"
+		port=$((port + 1))
+		fport[$i]=$port
+		ip netns exec r timeout 150 ib_send_bw -d sroce0 -x "$g0" -F -e \
+			-n "$n" -p $port >/tmp/db.srv$i.log 2>&1 &
+		srv[$i]=$!
+	done
+	listening "${fport[@]}" || diag "not every server listens yet"
+	stats /tmp/db.st0
+	monitor_start
+	for spec in "$@"; do
+		IFS=: read -r i d n <<<"$spec"
+		[ "$d" -gt $at ] && sleep $((d - at)) && at=$d
+		ip netns exec s$i timeout 150 ib_send_bw -d sroce$i -x "${g[$i]}" -F -e \
+			-n "$n" -p "${fport[$i]}" 10.7.0.1 >/tmp/db.cli$i.log 2>&1 &
+		cli[$i]=$!
+	done
+	fail=
+	for spec in "$@"; do
+		i=${spec%%:*}
+		wait "${cli[$i]}"
+		st=$?
+		[ $st = 0 ] || { fail+=" s$i(client $st)"; diag "s$i client: $(tail -n 3 /tmp/db.cli$i.log)"; }
+		wait "${srv[$i]}"
+		st=$?
+		[ $st = 0 ] || { fail+=" s$i(server $st)"; diag "s$i server: $(tail -n 3 /tmp/db.srv$i.log)"; }
+	done
+	sleep 1
+	monitor_stop
+	stats /tmp/db.st1
+	table
+	t_first=$(awk 'NR == 1 { print $1 }' $tab)
+	for spec in "$@"; do
+		i=${spec%%:*}
+		read -r "start[$i]" "end[$i]" < <(span "$i")
+	done
+	diag "$(wc -l < $tab) samples; the flows ran$(for spec in "$@"; do
+		i=${spec%%:*}
+		printf ' s%s %s-%s s' "$i" "$(rel "${start[$i]}")" "$(rel "${end[$i]}")"
+	done)"
+	return 0
+}
+
+# common I...: "FROM TO", the window in which flows I... all ran, from
+# SETTLE s after the last of them started to 1 s before the first ended.
+common() {
+	local i from=0 to=1e30
+	for i in "$@"; do
+		from=$(awk -v x="$from" -v y="${start[$i]}" 'BEGIN { printf "%.6f", (y > x) ? y : x }')
+		to=$(awk -v x="$to" -v y="${end[$i]}" 'BEGIN { printf "%.6f", (y < x) ? y : x }')
+	done
+	awk -v a="$from" -v b="$to" -v s=$SETTLE 'BEGIN { printf "%.6f %.6f\n", a + s, b - 1 }'
+}
+
+# cnp_report I...: what r marked and answered, and each sender's CNPs,
+# cuts and retransmissions in the last run, with whatever else a loss
+# or a wait would show (a diagnostic); cnp_ok I...: every sender got
+# CNPs and cut its rate for them.
+cnp_report() {
+	local i c v out more
+	out="sroce0: rx_ecn_ce $(delta sroce0 rx_ecn_ce), tx_cnp $(delta sroce0 tx_cnp);"
+	for i in "$@"; do
+		out+=" sroce$i: rx_cnp $(delta sroce$i rx_cnp), rate_cuts $(delta sroce$i rate_cuts), retransmit $(delta sroce$i retransmit);"
+	done
+	diag "$out"
+	more=
+	for i in 0 "$@"; do
+		for c in ack_timeout seq_nak_sent seq_nak_rcvd rnr_nak_sent rnr_nak_rcvd rx_dup_req \
+			rx_drop_ip rx_drop_udp_len rx_drop_hdr rx_drop_icrc rx_drop_no_qp rx_drop_nomem \
+			rx_drop_fifo rx_drop_state rx_drop_bad rx_drop_len tx_drop_route tx_drop_nomem; do
+			v=$(delta sroce$i $c)
+			[ "$v" = 0 ] || more+=" sroce$i $c $v;"
+		done
+	done
+	[ -z "$more" ] || diag "also:$more"
+	more=$(netdrops)
+	[ -z "$more" ] || diag "dropped by the network stack:$more"
+}
+cnp_ok() {
+	local i
+	for i in "$@"; do
+		[ "$(delta sroce$i rx_cnp)" -gt 0 ] && [ "$(delta sroce$i rate_cuts)" -gt 0 ] || return 1
+	done
+}
+
+# cc_on_checks NAME I...: the checks of a run with congestion control on,
+# over the window in which flows I... all ran. Sets q to the queue's
+# largest backlog.
+cc_on_checks() {
+	local name=$1 w dt jain util rates ce red
+	shift
+	# shellcheck disable=SC2046 # two numbers
+	w=$(window $(common "$@") "$@")
+	# shellcheck disable=SC2046 # two numbers
+	qm=$(qmean $(common "$@"))
+	read -r dt jain util rates <<<"$w"
+	ok "$(ge "$dt" 6)" "$name: the flows ran together for ${dt} s of samples (6 at least)"
+	diag "$name: Mb/s$rates, Jain $jain, utilisation $util"
+	ok "$(ge "$jain" 0.9)" "$name: fair shares (Jain's index $jain >= 0.9; Mb/s:$rates)"
+	ok "$(ge "$util" 0.9)" "$name: the bottleneck is used (utilisation $util >= 0.9)"
+	q=$(qmax)
+	read -r -a red <<<"$(red_end)"
+	diag "$name: queue max $q B, mean $qm B while they ran together; red: marked ${red[0]} early ${red[1]} pdrop ${red[2]} other ${red[3]} dropped ${red[4]}"
+	ok "$((q > 0 && q <= QBOUND))" "$name: the queue stays bounded (max $q B: two thirds of red's limit $LIMIT at most)"
+	is "${red[1]} ${red[2]} ${red[3]} ${red[4]}" "0 0 0 0" "$name: nothing dropped (red's early, pdrop, other, dropped)"
+	ce=$(delta sroce0 rx_ecn_ce)
+	ok "$((red[0] > 0 && ce > 0))" "$name: marked instead (red marked ${red[0]}, r received $ce CE)"
+	cnp_report "$@"
+	ok "$(($(delta sroce0 tx_cnp) > 0))" "$name: r answers the marks with CNPs ($(delta sroce0 tx_cnp))"
+	run_ok "$name: every sender receives CNPs and cuts its rate" cnp_ok "$@"
+}
+
+run_ok "modprobe sroce" modprobe sroce
+run_ok "namespaces s1..s4, sw and r; sw routes between them" net_setup
+run_ok "every sender reaches r through sw" pings
+run_ok "sroce0 on vr (namespace r)" ip netns exec r rdma link add sroce0 type sroce netdev vr
+for i in 1 2 3 4; do
+	run_ok "sroce$i on vs$i (namespace s$i)" ip netns exec s$i rdma link add sroce$i type sroce netdev vs$i
+	g[$i]=$(gid_index sroce$i 10.7.$i.1) || g[$i]=0
+done
+g0=$(gid_index sroce0 10.7.0.1) || g0=0
+# DCQCN's timers for a 40 Mb/s link whose round trip under TCG is
+# milliseconds: alpha decays per ms, the rate climbs per 2 ms, in 5 and
+# 20 Mb/s steps; r sends a QP at most one CNP a millisecond.
+run_ok "senders paced at their line rate, DCQCN's timers set for 40 Mb/s" sh -c "
+	set -e
+	for i in 1 2 3 4; do
+		d=$sr/sroce\$i
+		echo 1 > \$d/cc_pace_line
+		echo 1000 > \$d/cc_alpha_us
+		echo 2000 > \$d/cc_rate_timer_us
+		echo 5 > \$d/cc_ai_mbps
+		echo 20 > \$d/cc_hai_mbps
+		echo 2 > \$d/cc_min_rate_mbps
+	done
+	echo 1000 > $sr/sroce0/cc_cnp_interval_us"
+is "$(cat $sr/sroce1/cc_ecn $sr/sroce1/cc_rp | tr '\n' ' ')" "1 1 " \
+	"ECN-capable packets and the reaction point on (the defaults)"
+run_ok "the bottleneck: htb $RATE Mb/s, red ecn (limit $LIMIT, min $QMIN, max $QMAX)" bottleneck
+
+# Two flows at once.
+nfail=$_tap_failed
+sender_cc line_rate_mbps $LINE2
+flows 1:0:530 2:0:530
+is "${fail:-none}" none "2 flows, line rate $LINE2 Mb/s: both ib_send_bw pairs complete"
+cc_on_checks "2 flows" 1 2
+q2=$q
+[ "$_tap_failed" = "$nfail" ] && [ -z "$show_series" ] || diag "$(series)"
+
+# Three flows, then a fourth 10 s later.
+nfail=$_tap_failed
+sender_cc line_rate_mbps $LINE4
+flows 1:0:590 2:0:590 3:0:590 4:10:300
+is "${fail:-none}" none "4 flows, line rate $LINE4 Mb/s, the fourth late: every ib_send_bw pair completes"
+# shellcheck disable=SC2046 # two numbers
+w=$(window $(awk -v a="$(common 1 2 3 | cut -d' ' -f1)" -v b="${start[4]}" \
+	'BEGIN { printf "%.6f %.6f", a, b - 0.5 }') 1 2 3)
+read -r dt jain util rates <<<"$w"
+diag "3 flows before the fourth: Mb/s$rates, Jain $jain, utilisation $util"
+ok "$(ge "$dt" 3)" "3 flows: they ran together before the fourth for ${dt} s of samples (3 at least)"
+ok "$(ge "$jain" 0.9)" "3 flows: fair shares (Jain's index $jain >= 0.9; Mb/s:$rates)"
+SETTLE=$LATE_SETTLE cc_on_checks "4 flows" 1 2 3 4
+# shellcheck disable=SC2046 # two numbers
+w=$(window $(SETTLE=$LATE_SETTLE common 1 2 3 4) 1 2 3 4)
+read -r dt jain util r1 r2 r3 r4 <<<"$w"
+share=$(awk -v a="${r1:-0}" -v b="${r2:-0}" -v c="${r3:-0}" -v d="${r4:-0}" \
+	'BEGIN { s = a + b + c + d; printf "%.2f", (s > 0) ? 4 * d / s : 0 }')
+ok "$(ge "$share" 0.8)" "the late flow reaches its fair share (${r4:-0} Mb/s, $share of a quarter; 0.8 at least)"
+[ "$_tap_failed" = "$nfail" ] && [ -z "$show_series" ] || diag "$(series)"
+
+# The two flows again, with the senders' reaction point off.
+nfail=$_tap_failed
+sender_cc line_rate_mbps $LINE2
+sender_cc rp 0
+flows 1:0:250 2:0:250
+sender_cc rp 1
+diag "2 flows, cc_rp 0: ${fail:-both ib_send_bw pairs complete}"
+# shellcheck disable=SC2046 # two numbers
+w=$(window $(common 1 2) 1 2)
+read -r dt jain util rates <<<"$w"
+q=$(qmax)
+# shellcheck disable=SC2046 # two numbers
+qm=$(qmean $(common 1 2))
+read -r -a red <<<"$(red_end)"
+diag "2 flows, cc_rp 0: Mb/s$rates, Jain $jain, utilisation $util; queue max $q B, mean $qm B; red: marked ${red[0]} early ${red[1]} pdrop ${red[2]} other ${red[3]} dropped ${red[4]}"
+cnp_report 1 2
+ok "$((q >= LIMIT * 95 / 100 && q > 2 * q2))" \
+	"2 flows, cc_rp 0: the queue fills to red's limit $LIMIT (max $q B, against $q2 with congestion control)"
+ok "$((red[2] > 0))" "2 flows, cc_rp 0: packets are lost at the limit (pdrop ${red[2]})"
+is "$(delta sroce1 rate_cuts) $(delta sroce2 rate_cuts)" "0 0" "2 flows, cc_rp 0: CNPs come but cut nothing"
+[ "$_tap_failed" = "$nfail" ] && [ -z "$show_series" ] || diag "$(series)"
+
+for i in 1 2 3 4; do
+	ip netns exec s$i rdma link delete sroce$i
+done
+ip netns exec r rdma link delete sroce0
+run_ok "rmmod sroce" rmmod sroce
+done_testing
