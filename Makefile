@@ -60,6 +60,7 @@ progs: $(PROGS)
 PROTO_SRCS := $(wildcard drivers/infiniband/sw/sroce/proto/*.c)
 
 $(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h tests/vm/prog/rawframe.h \
+		tests/vm/prog/wire_peer.h \
 		include/uapi/rdma/sroce-abi.h $(PROTO_SRCS)
 	@mkdir -p $(dir $@)
 	gcc -O2 -g -Wall -Wextra -Werror -Iinclude/uapi \

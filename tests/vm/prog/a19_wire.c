@@ -4,7 +4,8 @@
  * Annex A19) on the wire, against an RC peer this program plays. DEVICE
  * (sroce, 10.99.0.1) has its QPs talk to 10.99.0.2, QPN 0x777, which is
  * PEER_IFACE, the other end of its veth: frames are sent and captured
- * there raw (AF_PACKET), built and read with the driver's proto/ code.
+ * there raw (AF_PACKET), built and read with the driver's proto/ code
+ * (wire_peer.h).
  *
  * sroce answering: an ATOMIC WRITE lands and gets an empty READ_RESP_ONLY
  * (ACK syndrome, the request's PSN, MSN + 1); its duplicate gets the same
@@ -21,27 +22,19 @@
  * ACK; resent unchanged (its VA too) when nothing answers; an atomic ACK
  * for it is BAD_RESP_ERR. Prints TAP; exits non-zero if a check failed.
  */
-#include <errno.h>
-#include <linux/if_packet.h>
-#include <net/ethernet.h>
-#include <net/if.h>
-#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "tap.h"
-#include "rawframe.h"
+#include "wire_peer.h"
 
 #define ACC_FLUSH_GLOBAL	(1 << 8)	/* rdma-core 45's names */
 #define ACC_FLUSH_PERSISTENT	(1 << 9)
-#define PEER_QPN	0x777
 #define RQ0		0x10		/* what the peer's requests start at */
 #define SQ0		0x20		/* what sroce's requests start at */
 #define LEN		4096
@@ -49,13 +42,9 @@
 #define NAK_INV		(SROCE_AETH_NAK | SROCE_NAK_INV_REQ)
 #define NAK_ACC		(SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS)
 
-static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
-static const char *devname;
-static int gidx, has_flush, fd, ifindex;
-static unsigned char peer_mac[6], dev_mac[6];
-static in_addr_t peer_ip, dev_ip;
+static int has_flush;
 
 /* The target: LEN bytes, an MR that grants all it may, one without write */
 static unsigned char *mem;
@@ -65,135 +54,11 @@ static const unsigned char bytes8[8] = {
 	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
 };
 
-/* What one packet from sroce was: parsed, and where its ICRC was right. */
-struct got {
-	unsigned char frame[2048];
-	struct sroce_pkt pkt;
-	int icrc_ok;
-};
-
-/* Frames queued for the wire toward sroce, from the peer. */
-static int peer_send(struct ibv_qp *qp, struct sroce_fields *f,
-		     const void *pay, int paylen)
-{
-	unsigned char l4[1024], fr[1200];
-	struct sockaddr_ll sll = {
-		.sll_family = AF_PACKET, .sll_ifindex = ifindex, .sll_halen = 6,
-	};
-	int n, len;
-
-	f->pkey = SROCE_DEFAULT_PKEY;
-	f->dqpn = qp->qp_num;
-	f->pad = sroce_pad(paylen);
-	n = sroce_hdrs_encode(l4, sizeof(l4), f);
-	if (!n)
-		return -1;
-	memcpy(l4 + n, pay, paylen);
-	n += paylen;
-	memset(l4 + n, 0, f->pad + SROCE_ICRC_LEN);
-	n += f->pad + SROCE_ICRC_LEN;
-	len = frame(fr, dev_mac, peer_mac, peer_ip, dev_ip, 0, l4, n, 1);
-	memcpy(sll.sll_addr, dev_mac, 6);
-	return sendto(fd, fr, len, 0, (struct sockaddr *)&sll,
-		      sizeof(sll)) == len ? 0 : -1;
-}
-
-/* The next RoCE packet from sroce within @ms: 1, or 0. */
-static int peer_recv(struct got *g, int ms)
-{
-	long long end = tap_now_ms() + ms;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct sockaddr_ll from;
-	socklen_t fl;
-	unsigned char *ip, *udp;
-	int n, ihl, tot;
-
-	while (tap_now_ms() < end) {
-		if (poll(&p, 1, (int)(end - tap_now_ms())) <= 0)
-			continue;
-		fl = sizeof(from);
-		n = recvfrom(fd, g->frame, sizeof(g->frame), 0,
-			     (struct sockaddr *)&from, &fl);
-		if (n < 14 + 20 + 8 || from.sll_pkttype == PACKET_OUTGOING ||
-		    g->frame[12] != 0x08 || g->frame[13] != 0x00)
-			continue;
-		ip = g->frame + 14;
-		ihl = (ip[0] & 0xf) * 4;
-		tot = ip[2] << 8 | ip[3];
-		udp = ip + ihl;
-		if (ip[9] != 17 || memcmp(ip + 12, &dev_ip, 4) ||
-		    tot > n - 14 || tot < ihl + 8 ||
-		    (udp[2] << 8 | udp[3]) != SROCE_UDP_DPORT)
-			continue;
-		g->icrc_ok = sroce_icrc_ok(ip, tot);
-		if (sroce_parse(udp + 8, tot - ihl - 8, 0, &g->pkt) ==
-		    SROCE_PARSE_OK)
-			return 1;
-	}
-	return 0;
-}
-
-/* An answer from sroce: this opcode, PSN, AETH syndrome and MSN. */
-static const char *expect(struct got *g, int opcode, unsigned int psn,
+/* An answer from sroce: this opcode, PSN, AETH syndrome and MSN, no SR. */
+static const char *expect(struct wire_got *g, int opcode, unsigned int psn,
 			  int syn, unsigned int msn)
 {
-	static char why[160];
-
-	if (!peer_recv(g, 2000))
-		return "no answer";
-	if (g->pkt.f.opcode != opcode || g->pkt.f.psn != psn ||
-	    g->pkt.f.aeth.syndrome != syn ||
-	    (msn != ~0u && g->pkt.f.aeth.msn != msn) || g->pkt.pay_len ||
-	    g->pkt.f.dqpn != PEER_QPN || !g->icrc_ok) {
-		snprintf(why, sizeof(why),
-			 "got %s PSN %#x syndrome %#x MSN %u, %u payload bytes, QPN %#x, ICRC %s",
-			 g->pkt.info->name, g->pkt.f.psn, g->pkt.f.aeth.syndrome,
-			 g->pkt.f.aeth.msn, g->pkt.pay_len, g->pkt.f.dqpn,
-			 g->icrc_ok ? "ok" : "bad");
-		return why;
-	}
-	return NULL;
-}
-
-/* Nothing from sroce within @ms. */
-static int silence(int ms)
-{
-	struct got g;
-
-	return !peer_recv(&g, ms);
-}
-
-/* Is @qp in @want within 1 s? (A NAK leaves before the QP goes to ERR.) */
-static int qp_in(struct ibv_qp *qp, int want)
-{
-	long long end = tap_now_ms() + 1000;
-	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr a;
-
-	do {
-		if (!ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) &&
-		    (int)a.qp_state == want)
-			return 1;
-		usleep(10000);
-	} while (tap_now_ms() < end);
-	return 0;
-}
-
-/*
- * Counter @name reaches @want within 1 s (the core caches the device's
- * counters for a few milliseconds): its value then, or the last seen.
- */
-static long long counter_at(const char *name, long long want)
-{
-	long long end = tap_now_ms() + 1000, v;
-
-	do {
-		v = hw_counter(devname, name);
-		if (v == want)
-			break;
-		usleep(20000);
-	} while (tap_now_ms() < end);
-	return v;
+	return wire_expect(g, opcode, psn, syn, msn, 0);
 }
 
 /* An RC QP in RTS with the peer; @res: its max_dest_rd_atomic. */
@@ -211,52 +76,16 @@ static struct ibv_qp *qp_new(int access, int res)
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE,
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = access,
-	};
-	struct ibv_qp *qp = ibv_create_qp_ex(ctx, &iax);
+	struct ibv_qp *qp = ibv_create_qp_ex(wire.ctx, &iax);
 
 	if (!qp)
 		return NULL;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		goto err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = PEER_QPN;
-	a.rq_psn = RQ0;
-	a.max_dest_rd_atomic = res;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.grh.sgid_index = gidx;
-	/* ::ffff:10.99.0.2 */
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	memcpy(&a.ah_attr.grh.dgid.raw[12], &peer_ip, 4);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		goto err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = SQ0;
 	/* About 1 s: the peer answers well within it, but for the resend. */
-	a.timeout = 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		goto err;
+	if (wire_qp_rts(qp, access, res, RQ0, SQ0, 18)) {
+		ibv_destroy_qp(qp);
+		return NULL;
+	}
 	return qp;
-err:
-	ibv_destroy_qp(qp);
-	return NULL;
 }
 
 #define ACC_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -298,15 +127,15 @@ static void answered(void)
 	struct sroce_fields aw, fl, fm, wr;
 	unsigned char zero8[8] = { 0 };
 	struct ibv_qp *qp = qp_new(ACC_QP, 4);
-	long long dup0 = hw_counter(devname, "rx_dup_req"), dup1;
+	long long dup0 = hw_counter(wire.dev, "rx_dup_req"), dup1;
 	const char *err;
-	struct got g;
+	struct wire_got g;
 
 	if (!check(qp != NULL, "a QP in RTS with the peer"))
 		return;
 	memset(mem, 0x5a, LEN);
 	aw_fields(&aw, RQ0, mr, 8, 8);
-	err = peer_send(qp, &aw, bytes8, 8) ? "send failed" :
+	err = wire_send(qp, &aw, bytes8, 8) ? "send failed" :
 	      expect(&g, RR, RQ0, ACK_OK, 1);
 	check(!err, "ATOMIC WRITE: an empty READ_RESP_ONLY, its PSN, ACK syndrome, MSN 1 (%s)",
 	      err ? err : "ok");
@@ -314,34 +143,34 @@ static void answered(void)
 	      "ATOMIC WRITE: its 8 bytes landed as sent, neighbours untouched");
 
 	memcpy(mem + 8, zero8, 8);
-	err = peer_send(qp, &aw, bytes8, 8) ? "send failed" :
+	err = wire_send(qp, &aw, bytes8, 8) ? "send failed" :
 	      expect(&g, RR, RQ0, ACK_OK, 1);
 	check(!err, "the same ATOMIC WRITE again: the same answer (%s)",
 	      err ? err : "ok");
 	check(!memcmp(mem + 8, zero8, 8),
 	      "the duplicate ATOMIC WRITE is not done again");
-	dup1 = counter_at("rx_dup_req", dup0 + 1);
+	dup1 = wire_counter_at("rx_dup_req", dup0 + 1);
 	check(dup1 == dup0 + 1, "rx_dup_req counts it (%lld -> %lld)", dup0,
 	      dup1);
 
 	flush_fields(&fl, RQ0 + 1, SROCE_FLUSH_GLOBAL, SROCE_FLUSH_RANGE, 0, 64);
 	if (!has_flush) {
-		err = peer_send(qp, &fl, NULL, 0) ? "send failed" :
+		err = wire_send(qp, &fl, NULL, 0) ? "send failed" :
 		      expect(&g, SROCE_OPCODE(RC, ACK), RQ0 + 1, NAK_ACC, ~0u);
 		check(!err, "FLUSH on 6.1 (no MR grants it): Remote Access NAK (%s)",
 		      err ? err : "ok");
 		goto out;
 	}
-	err = peer_send(qp, &fl, NULL, 0) ? "send failed" :
+	err = wire_send(qp, &fl, NULL, 0) ? "send failed" :
 	      expect(&g, RR, RQ0 + 1, ACK_OK, 2);
 	check(!err, "FLUSH of a range: an empty READ_RESP_ONLY, MSN 2 (%s)",
 	      err ? err : "ok");
 	flush_fields(&fm, RQ0 + 2, SROCE_FLUSH_GLOBAL, SROCE_FLUSH_MR, 0, 0);
-	err = peer_send(qp, &fm, NULL, 0) ? "send failed" :
+	err = wire_send(qp, &fm, NULL, 0) ? "send failed" :
 	      expect(&g, RR, RQ0 + 2, ACK_OK, 3);
 	check(!err, "FLUSH of the whole MR, length 0: answered, MSN 3 (%s)",
 	      err ? err : "ok");
-	err = peer_send(qp, &fl, NULL, 0) ? "send failed" :
+	err = wire_send(qp, &fl, NULL, 0) ? "send failed" :
 	      expect(&g, RR, RQ0 + 1, ACK_OK, 2);
 	check(!err, "the first FLUSH again: its own answer, MSN 2 (%s)",
 	      err ? err : "ok");
@@ -354,12 +183,12 @@ static void answered(void)
 	wr.reth.va = (uintptr_t)mem + 64;
 	wr.reth.rkey = mr->rkey;
 	wr.reth.len = 8;
-	err = peer_send(qp, &wr, bytes8, 8) ? "send failed" :
+	err = wire_send(qp, &wr, bytes8, 8) ? "send failed" :
 	      expect(&g, SROCE_OPCODE(RC, ACK), RQ0 + 3, ACK_OK, 4);
 	check(!err, "a WRITE after them is acknowledged, MSN 4 (%s)",
 	      err ? err : "ok");
 out:
-	check(qp_in(qp, has_flush ? IBV_QPS_RTS : IBV_QPS_ERR),
+	check(wire_qp_in(qp, has_flush ? IBV_QPS_RTS : IBV_QPS_ERR),
 	      "the QP is in %s", has_flush ? "RTS" : "ERR");
 	ibv_destroy_qp(qp);
 }
@@ -372,15 +201,15 @@ static void refused(const char *what, int access, int res,
 	struct ibv_qp *qp = qp_new(access, res);
 	unsigned char before[LEN];
 	const char *err;
-	struct got g;
+	struct wire_got g;
 
 	if (!check(qp != NULL, "%s: a QP", what))
 		return;
 	memcpy(before, mem, LEN);
-	err = peer_send(qp, f, pay, paylen) ? "send failed" :
+	err = wire_send(qp, f, pay, paylen) ? "send failed" :
 	      expect(&g, SROCE_OPCODE(RC, ACK), RQ0, syn, 0);
 	check(!err, "%s: NAK %#x (%s)", what, syn, err ? err : "ok");
-	check(qp_in(qp, IBV_QPS_ERR) && !memcmp(before, mem, LEN),
+	check(wire_qp_in(qp, IBV_QPS_ERR) && !memcmp(before, mem, LEN),
 	      "%s: the QP is in ERR, the memory untouched", what);
 	ibv_destroy_qp(qp);
 }
@@ -423,18 +252,18 @@ static void refusals(void)
 	qp = qp_new(ACC_QP, 4);
 	if (!check(qp != NULL, "a QP for a FLUSH with a payload"))
 		return;
-	hdr0 = hw_counter(devname, "rx_drop_hdr");
+	hdr0 = hw_counter(wire.dev, "rx_drop_hdr");
 	flush_fields(&f, RQ0, SROCE_FLUSH_GLOBAL, SROCE_FLUSH_RANGE, 0, 64);
-	check(!peer_send(qp, &f, bytes8, 8) && silence(300) &&
-	      counter_at("rx_drop_hdr", hdr0 + 1) == hdr0 + 1 &&
-	      qp_in(qp, IBV_QPS_RTS),
+	check(!wire_send(qp, &f, bytes8, 8) && wire_silence(300) &&
+	      wire_counter_at("rx_drop_hdr", hdr0 + 1) == hdr0 + 1 &&
+	      wire_qp_in(qp, IBV_QPS_RTS),
 	      "a FLUSH with a payload (oA19-2) is dropped unanswered and counted (rx_drop_hdr), the QP in RTS");
 	ibv_destroy_qp(qp);
 }
 
 /* sroce's ATOMIC WRITE, on the wire: post it, capture it. */
 static const char *capture_aw(struct ibv_qp *qp, uint64_t wr_id,
-			      unsigned int psn, struct got *g)
+			      unsigned int psn, struct wire_got *g)
 {
 	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
 	static char why[200];
@@ -446,10 +275,10 @@ static const char *capture_aw(struct ibv_qp *qp, uint64_t wr_id,
 	ibv_wr_atomic_write(qx, 0xabcd, 0x1122334455667780ull, bytes8);
 	if (ibv_wr_complete(qx))
 		return "posting failed";
-	if (!peer_recv(g, 2000))
+	if (!wire_recv(g, 2000))
 		return "nothing on the wire";
 	if (f->opcode != SROCE_OPCODE(RC, ATOMIC_WRITE) ||
-	    f->dqpn != PEER_QPN || f->psn != psn || !f->ackreq || f->se ||
+	    f->dqpn != WIRE_PEER_QPN || f->psn != psn || !f->ackreq || f->se ||
 	    f->pad || f->pkey != SROCE_DEFAULT_PKEY ||
 	    f->reth.va != 0x1122334455667780ull || f->reth.rkey != 0xabcd ||
 	    f->reth.len != 8 || g->pkt.len != 40 || g->pkt.pay_off != 28 ||
@@ -474,7 +303,7 @@ static int peer_answer(struct ibv_qp *qp, int opcode, unsigned int psn,
 		.aeth = { .syndrome = ACK_OK, .msn = msn },
 	};
 
-	return peer_send(qp, &f, NULL, 0);
+	return wire_send(qp, &f, NULL, 0);
 }
 
 static int one_wc(struct ibv_wc *wc)
@@ -496,7 +325,7 @@ static void asking(void)
 	long long t0, rx0;
 	const char *err;
 	struct ibv_wc wc;
-	struct got g;
+	struct wire_got g;
 
 	if (!check(qp != NULL, "a QP that asks the peer"))
 		return;
@@ -513,10 +342,10 @@ static void asking(void)
 	      one_wc(&wc) && wc.wr_id == 2 && wc.status == IBV_WC_SUCCESS,
 	      "a plain ACK completes one too (%s)", err ? err : "ok");
 
-	rx0 = hw_counter(devname, "retransmit");
+	rx0 = hw_counter(wire.dev, "retransmit");
 	err = capture_aw(qp, 3, SQ0 + 2, &g);
 	t0 = tap_now_ms();
-	check(!err && peer_recv(&g, 3000) &&
+	check(!err && wire_recv(&g, 3000) &&
 	      g.pkt.f.opcode == SROCE_OPCODE(RC, ATOMIC_WRITE) &&
 	      g.pkt.f.psn == SQ0 + 2 &&
 	      g.pkt.f.reth.va == 0x1122334455667780ull &&
@@ -524,7 +353,7 @@ static void asking(void)
 	      "unanswered, it is resent as it was, VA included (%s)",
 	      err ? err : "ok");
 	printf("# resent after %lld ms; retransmit %lld -> %lld\n", tap_now_ms() - t0,
-	       rx0, hw_counter(devname, "retransmit"));
+	       rx0, hw_counter(wire.dev, "retransmit"));
 	check(!peer_answer(qp, RR, SQ0 + 2, 3) && one_wc(&wc) &&
 	      wc.wr_id == 3 && wc.status == IBV_WC_SUCCESS,
 	      "... and the answer to the resend completes it");
@@ -539,62 +368,17 @@ static void asking(void)
 		;
 }
 
-static int mac_of(const char *ifname, unsigned char *mac)
-{
-	struct ifreq ifr = { 0 };
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
-		return -1;
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	union ibv_gid gid;
 	struct utsname u;
 	int maj = 0, min = 0;
-	char netdev[IFNAMSIZ] = "";
-	FILE *nf;
-	char path[256];
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s DEVICE GID_INDEX PEER_IFACE\n",
-			argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	devname = argv[1];
-	gidx = atoi(argv[2]);
-	peer_ip = inet_addr("10.99.0.2");
-	dev_ip = inet_addr("10.99.0.1");
+	if (!wire_open(argc, argv))
+		return tap_done();
 	if (!uname(&u) && sscanf(u.release, "%d.%d", &maj, &min) == 2)
 		has_flush = maj > 6 || (maj == 6 && min >= 2);
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/%d",
-		 devname, gidx);
-	nf = fopen(path, "r");
-	if (nf) {
-		if (fscanf(nf, "%15s", netdev) != 1)
-			netdev[0] = 0;
-		fclose(nf);
-	}
-	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	ifindex = if_nametoindex(argv[3]);
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = ifindex;
-	ctx = open_dev(devname);
-	if (!check(fd >= 0 && ifindex && netdev[0] &&
-		   !bind(fd, (struct sockaddr *)&sll, sizeof(sll)) &&
-		   !mac_of(argv[3], peer_mac) && !mac_of(netdev, dev_mac) &&
-		   ctx && !ibv_query_gid(ctx, 1, gidx, &gid),
-		   "a raw socket on %s, %s's netdev %s, its GID %d", argv[3],
-		   devname, netdev, gidx))
-		return tap_done();
-	pd = ibv_alloc_pd(ctx);
-	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	pd = ibv_alloc_pd(wire.ctx);
+	cq = ibv_create_cq(wire.ctx, 64, NULL, NULL, 0);
 	mem = aligned_alloc(4096, LEN);
 	if (!check(pd && cq && mem, "a PD, a CQ, the target"))
 		return tap_done();
@@ -610,6 +394,6 @@ int main(int argc, char **argv)
 	asking();
 	check(!ibv_dereg_mr(mr) && !ibv_dereg_mr(mr_ro) &&
 	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
-	      !ibv_close_device(ctx), "everything released");
+	      !ibv_close_device(wire.ctx), "everything released");
 	return tap_done();
 }

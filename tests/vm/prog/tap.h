@@ -117,6 +117,59 @@ static __attribute__((unused)) int ud_qp_to_rts(struct ibv_qp *qp,
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -1 : 0;
 }
 
+/* How qp_to_rts_with() takes an RC or UC QP to RTS, on port 1. */
+struct tap_rts {
+	uint32_t dqpn;			/* towards this QP */
+	int gidx;			/* from this GID */
+	union ibv_gid dgid;		/* at this one */
+	int access, res;		/* the peer's rights, responder resources */
+	uint32_t rq_psn, sq_psn;
+	int timeout;			/* the local ACK timeout */
+};
+
+/* @qp from RESET to RTS as @r says, path MTU 1024: 0, or -1. */
+static __attribute__((unused)) int qp_to_rts_with(struct ibv_qp *qp,
+						  const struct tap_rts *r)
+{
+	int uc = qp->qp_type == IBV_QPT_UC;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = r->access,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = r->dqpn;
+	a.rq_psn = r->rq_psn;
+	a.max_dest_rd_atomic = r->res;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.sgid_index = r->gidx;
+	a.ah_attr.grh.dgid = r->dgid;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER)))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = r->sq_psn;
+	a.timeout = r->timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				       IBV_QP_RNR_RETRY |
+				       IBV_QP_MAX_QP_RD_ATOMIC)) ? -1 : 0;
+}
+
 /*
  * An RC (or UC) QP from RESET to RTS on port 1, towards QP @dqpn at @dgid
  * through GID @gidx, path MTU 1024, both PSNs 0x100, the peer allowed
@@ -127,43 +180,13 @@ static __attribute__((unused)) int qp_to_rts(struct ibv_qp *qp, uint32_t dqpn,
 					     const union ibv_gid *dgid,
 					     int access, int res)
 {
-	int uc = qp->qp_type == IBV_QPT_UC;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = access,
+	struct tap_rts r = {
+		.dqpn = dqpn, .gidx = gidx, .dgid = *dgid,
+		.access = access, .res = res,
+		.rq_psn = 0x100, .sq_psn = 0x100, .timeout = 14,
 	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = res;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.dgid = *dgid;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER)))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				       IBV_QP_RNR_RETRY |
-				       IBV_QP_MAX_QP_RD_ATOMIC)) ? -1 : 0;
+	return qp_to_rts_with(qp, &r);
 }
 
 /* qp_to_rts() letting the peer write (and for RC read and do atomics). */
