@@ -2,7 +2,8 @@
 # The receive path's first stage: crafted RoCEv2 frames on a veth, each
 # kind dropped and counted under its reason (rdma statistic), garbage
 # survived; FLUSH and ATOMIC WRITE against a peer played on the veth
-# (a19_wire) and through the verbs (a19_ops); and the UDP port shared
+# (a19_wire) and through the verbs (a19_ops); selective repeat against
+# such a peer (sr_wire); and the UDP port shared
 # with (or refused to) rdma_rxe. It runs on 6.12 too: only from 6.2 on
 # may an MR grant FLUSH.
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +79,9 @@ ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for 10.99.0.1 (index ${gi
 # ... and through the verbs, sx's QPs talking to its own address.
 tap_merge a19_ops timeout 120 /usr/libexec/sroce/a19_ops sx "${gid:-0}"
 tap_merge a19_wire timeout 120 /usr/libexec/sroce/a19_wire sx "${gid:-0}" vb
+# Selective repeat on the wire against the same played peer: what sroce
+# keeps past a gap and NAKs, what it resends for an SR NAK or a plain one.
+tap_merge sr_wire timeout 180 /usr/libexec/sroce/sr_wire sx "${gid:-0}" vb
 # ... and ibv_wr_flush, under rdma-core 56.1's libibverbs (44 has none).
 tap_merge flush_ops env "$(rc56_env)" timeout 120 /usr/libexec/sroce/flush_ops sx "${gid:-0}"
 

@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sr_wire DEVICE GID_INDEX PEER_IFACE: selective repeat (SROCE_BTH_SR,
+ * sroce_ooo.c) on the wire, against an RC peer this program plays on
+ * PEER_IFACE (wire_peer.h). P is the PSN a responder expects.
+ *
+ * sroce answering, its device's cc_sel_repeat 1, requests with SR: WRITEs
+ * at P+2 (past the PSN wrap), P+1, P+2 again get one SR NAK each for P
+ * and P+1, nothing else, and do not land; P then makes all three land in
+ * PSN order, acknowledged by one ACK for P+2 with SR. A second gap NAKs
+ * only the PSNs no NAK asked for yet, and what fills the first of two
+ * holes is done alone. ooo_kept counts what was kept. A READ kept past a
+ * gap is answered in its turn (its PSNs NAKed as missing: TODO, and the
+ * rest of it kept too makes a later gap NAKed from the wrong PSN: TODO);
+ * 200 kept are all done when the hole fills, 32 NAKs at the most for a
+ * hole; a kept WRITE that fails is NAKed in its turn and ends it; what
+ * was kept is gone after a reset, and freed with the QP (the sk_buffs
+ * come back). Without SR on the requests, and with SR but cc_sel_repeat
+ * 0: one NAK without SR for P per gap, what is past it dropped, ACKs
+ * without SR; sroce's own requests carry no SR then.
+ *
+ * sroce asking, early resends off: its WRITEs carry SR; an SR NAK for a
+ * PSN inside one gets that PSN alone again, with AckReq, and completes
+ * nothing; one for a PSN not outstanding gets nothing; a NAK without SR
+ * goes back N from its PSN and completes what is before it. 256 PSNs are
+ * outstanding at the most, 1024 after an ACK with SR, 256 again after one
+ * without. Early resends on: an RTO after the last request, the oldest
+ * PSN not answered alone, with AckReq; an ACK for just it, and the rest
+ * follows; an ACK past it, and only probes of the next PSN follow.
+ * Prints TAP; exits non-zero if a check (not a TODO) failed.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#include "tap.h"
+#include "wire_peer.h"
+
+#define LEN		(64 << 10)	/* the target */
+#define WLEN		32		/* each WRITE of the peer's */
+#define MTU		1024		/* the path MTU (wire_qp_rts()) */
+#define SLEN		(1100 << 10)	/* what sroce writes from */
+#define RVA		0x7000000000ull	/* where, at the peer */
+#define RKEY		0x4321
+#define ACK_OK		(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)
+#define NAK_SEQ		(SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ)
+#define ACC		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		 IBV_ACCESS_REMOTE_READ)
+#define OP(x)		SROCE_OPCODE(RC, x)
+#define QUIET		300		/* ms of silence that say "nothing" */
+#define NKEEP		768		/* requests kept past a hole, at once */
+
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static unsigned char *mem, *model, *src;
+static struct ibv_mr *mr, *smr;
+
+/*
+ * Nothing from sroce within @ms: 1. Else 0, and what came (up to 3 s of
+ * it) is read and shown, so that the next check starts afresh.
+ */
+static int quiet_for(int ms)
+{
+	long long end = tap_now_ms() + 3000;
+	struct wire_got g;
+	int n = 0;
+
+	while (tap_now_ms() < end && wire_recv(&g, ms))
+		if (n++ < 5)
+			printf("# unlooked for: %s PSN %#x syndrome %#x MSN %u SR %d\n",
+			       g.pkt.info->name, g.pkt.f.psn,
+			       g.pkt.f.aeth.syndrome, g.pkt.f.aeth.msn,
+			       g.pkt.f.sr);
+	if (n > 5)
+		printf("# ... %d packets in all\n", n);
+	return !n;
+}
+
+static int quiet(void)
+{
+	return quiet_for(QUIET);
+}
+
+/* An RC QP in RTS with the peer: its requests from @rq, sroce's from @sq. */
+static struct ibv_qp *qp_new(unsigned int rq, unsigned int sq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	/* What an earlier check left on the wire is not this QP's. */
+	quiet_for(50);
+	/* About 4 s: no local ACK timeout while the peer takes its time. */
+	if (qp && wire_qp_rts(qp, ACC, 4, rq, sq, 20)) {
+		ibv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/* Device attribute cc_@name set to @v: its value before, or -1. */
+static int knob(const char *name, int v)
+{
+	char path[256];
+	int old = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/cc_%s",
+		 wire.dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &old) != 1)
+		old = -1;
+	fclose(f);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	if (fprintf(f, "%d\n", v) < 0)
+		old = -1;
+	if (fclose(f))
+		old = -1;
+	return old;
+}
+
+/*
+ * The peer's WRITE ONLY number @i of a run from @p0 (at PSN @p0 + @i):
+ * WLEN bytes of 0xa0 + @i at mem + 16 * @i, so that each overlaps the
+ * next and only PSN order leaves the model's bytes.
+ */
+static int put_key(struct ibv_qp *qp, unsigned int p0, int i, bool sr,
+		   bool ackreq, uint32_t rkey)
+{
+	unsigned char pay[WLEN];
+	struct sroce_fields f = {
+		.opcode = OP(WRITE_ONLY), .psn = sroce_psn_add(p0, i),
+		.ackreq = ackreq, .sr = sr,
+		.reth = { .va = (uintptr_t)mem + 16 * i, .rkey = rkey,
+			  .len = WLEN },
+	};
+
+	memset(pay, 0xa0 + i, WLEN);
+	return wire_send(qp, &f, pay, WLEN);
+}
+
+static int put(struct ibv_qp *qp, unsigned int p0, int i, bool sr,
+	       bool ackreq)
+{
+	return put_key(qp, p0, i, sr, ackreq, mr->rkey);
+}
+
+/* What put(..., @i, ...) leaves in memory, done in the model. */
+static void done(int i)
+{
+	memset(model + 16 * i, 0xa0 + i, WLEN);
+}
+
+static void model_reset(void)
+{
+	memset(mem, 0, LEN);
+	memset(model, 0, LEN);
+}
+
+static int mem_as_model(void)
+{
+	return !memcmp(mem, model, LEN);
+}
+
+/*
+ * The next packet from sroce is an ACK (@syn ACK_OK) or a NAK for @psn,
+ * with SR (@sr) or without, and MSN @msn unless ~0u: NULL, or why not.
+ */
+static const char *aeth_is(unsigned int psn, int syn, bool sr,
+			   unsigned int msn)
+{
+	struct wire_got g;
+
+	return wire_expect(&g, OP(ACK), psn, syn, msn, sr);
+}
+
+/* put() @i, then aeth_is(@psn, @syn, @sr, @msn): NULL, or why not. */
+static const char *put_answer(struct ibv_qp *qp, unsigned int p0, int i,
+			      bool sr, bool ackreq, unsigned int psn, int syn,
+			      unsigned int msn)
+{
+	if (put(qp, p0, i, sr, ackreq))
+		return "send failed";
+	return aeth_is(psn, syn, sr, msn);
+}
+
+static long long counter(const char *name)
+{
+	return hw_counter(wire.dev, name);
+}
+
+/* Counter @name grew from @from by @by (within 1 s): printed either way. */
+static int grew(const char *name, long long from, long long by)
+{
+	long long v = wire_counter_at(name, from + by);
+
+	printf("# %s %lld -> %lld, want +%lld\n", name, from, v, by);
+	return v == from + by;
+}
+
+#define CHECK_ERR(err, fmt, ...) \
+	check(!(err), fmt " (%s)", ##__VA_ARGS__, (err) ? (err) : "ok")
+
+/* SR requests past a gap are kept, NAKed per hole, done in PSN order. */
+static void sr_keeps(void)
+{
+	unsigned int p = 0xfffffe;	/* P+2 is past the PSN wrap */
+	long long kept0 = counter("ooo_kept");
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err;
+
+	if (!check(qp != NULL, "SR responder: a QP expecting P = %#x", p))
+		return;
+	model_reset();
+	err = put_answer(qp, p, 2, true, true, p, NAK_SEQ, ~0u);
+	if (!err)
+		err = aeth_is(sroce_psn_add(p, 1), NAK_SEQ, true, ~0u);
+	CHECK_ERR(err, "WRITE at P+2 with SR: an SR NAK for P, then one for P+1");
+	check(quiet(), "... and nothing else (no NAK for P+2, no ACK)");
+	check(!put(qp, p, 1, true, false) && quiet(),
+	      "WRITE at P+1 with SR: kept, no NAK (P+1 was asked for), no ACK");
+	check(!put(qp, p, 2, true, true) && quiet(),
+	      "P+2 again: no NAK, no ACK");
+	check(mem_as_model(), "nothing of P+1 or P+2 is written yet");
+	done(0);
+	done(1);
+	done(2);
+	err = put_answer(qp, p, 0, true, false, sroce_psn_add(p, 2), ACK_OK, 3);
+	CHECK_ERR(err, "WRITE at P with SR: P, P+1, P+2 acknowledged at once, ACK for P+2 with SR, MSN 3");
+	check(quiet(), "... that ACK alone");
+	check(mem_as_model(), "all three written, in PSN order");
+	check(grew("ooo_kept", kept0, 2), "ooo_kept counts the two kept");
+
+	/* P+3 expected: a gap of two, then one of one past it. */
+	err = put_answer(qp, p, 5, true, false, sroce_psn_add(p, 3), NAK_SEQ, ~0u);
+	if (!err)
+		err = aeth_is(sroce_psn_add(p, 4), NAK_SEQ, true, ~0u);
+	CHECK_ERR(err, "P+3 expected, P+5 with SR: SR NAKs for P+3 and P+4");
+	err = put_answer(qp, p, 7, true, false, sroce_psn_add(p, 6), NAK_SEQ, ~0u);
+	CHECK_ERR(err, "then P+7: an SR NAK for P+6 alone");
+	check(quiet(), "... and nothing else");
+	check(!put(qp, p, 6, true, false) && quiet(),
+	      "then P+6: kept, no NAK");
+	done(3);
+	err = put_answer(qp, p, 3, true, true, sroce_psn_add(p, 3), ACK_OK, 4);
+	CHECK_ERR(err, "then P+3 with AckReq: ACK for P+3 with SR, MSN 4");
+	check(quiet() && mem_as_model(),
+	      "... nothing more: P+5 to P+7 wait for P+4, unwritten");
+	done(4);
+	done(5);
+	done(6);
+	done(7);
+	err = put_answer(qp, p, 4, true, false, sroce_psn_add(p, 7), ACK_OK, 8);
+	CHECK_ERR(err, "then P+4: P+4 to P+7 done, ACK for P+7 with SR, MSN 8");
+	check(mem_as_model(), "P+3 to P+7 written in PSN order");
+	check(grew("ooo_kept", kept0, 5), "ooo_kept counts the three kept since");
+	ibv_destroy_qp(qp);
+}
+
+/*
+ * The IBTA's responder, for requests with SR (@sr, where the device has
+ * it off) or without: one NAK without SR for P per gap, what is past it
+ * dropped.
+ */
+static void ibta_gap(const char *what, bool sr)
+{
+	unsigned int p = 0x200;
+	long long kept0 = counter("ooo_kept");
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err;
+
+	if (!check(qp != NULL, "%s: a QP", what))
+		return;
+	model_reset();
+	err = put(qp, p, 1, sr, true) ? "send failed" :
+	      aeth_is(p, NAK_SEQ, false, 0);
+	CHECK_ERR(err, "%s: WRITE at P+1: one NAK for P, without SR", what);
+	check(quiet(), "%s: ... and nothing else", what);
+	check(!put(qp, p, 1, sr, true) && quiet(),
+	      "%s: P+1 again: no second NAK for the same gap", what);
+	check(mem_as_model(), "%s: P+1 is not written", what);
+	done(0);
+	done(1);
+	err = put(qp, p, 0, sr, false) ? "send failed" :
+	      put(qp, p, 1, sr, true) ? "send failed" :
+	      aeth_is(sroce_psn_add(p, 1), ACK_OK, false, 2);
+	CHECK_ERR(err, "%s: P, then P+1 again: ACK for P+1 without SR, MSN 2",
+		  what);
+	check(quiet() && mem_as_model(),
+	      "%s: ... that ACK alone, both written", what);
+	check(grew("ooo_kept", kept0, 0), "%s: ooo_kept unchanged", what);
+	ibv_destroy_qp(qp);
+}
+
+/* A signaled WRITE of @len bytes from src + @off to RVA + @off. */
+static int post_write(struct ibv_qp *qp, uint64_t id, size_t off,
+		      unsigned int len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)src + off, .length = len,
+		.lkey = smr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr = { .rdma = { .remote_addr = RVA + off, .rkey = RKEY } },
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* The request req_is() read last. */
+static struct wire_got rq;
+
+/*
+ * sroce's next request is a WRITE @opcode at @psn, with SR (@sr) or
+ * without, AckReq @ackreq (-1: either), carrying src + @off for one path
+ * MTU (at most to @end); a FIRST or ONLY with the RETH of a WRITE of
+ * src + @off to @end: NULL, or why not.
+ */
+static const char *req_is(int opcode, unsigned int psn, bool sr, int ackreq,
+			  size_t off, size_t end)
+{
+	static char why[200];
+	unsigned int len = end - off < MTU ? end - off : MTU;
+	const struct sroce_fields *f = &rq.pkt.f;
+	int same;
+
+	if (!wire_recv(&rq, 2000))
+		return "nothing came";
+	same = rq.pkt.pay_len == len &&
+	       !memcmp(rq.pkt.bth + rq.pkt.pay_off, src + off, len);
+	if (f->opcode != opcode || f->psn != psn || f->sr != sr ||
+	    (ackreq >= 0 && f->ackreq != ackreq) ||
+	    ((opcode == OP(WRITE_FIRST) || opcode == OP(WRITE_ONLY)) &&
+	     (f->reth.va != RVA + off || f->reth.rkey != RKEY ||
+	      f->reth.len != end - off)) ||
+	    f->dqpn != WIRE_PEER_QPN || !rq.icrc_ok || !same) {
+		snprintf(why, sizeof(why),
+			 "got %s PSN %#x SR %d AckReq %d QPN %#x VA %#llx length %u, %u payload bytes%s, ICRC %s",
+			 rq.pkt.info->name, f->psn, f->sr, f->ackreq, f->dqpn,
+			 (unsigned long long)f->reth.va, f->reth.len,
+			 rq.pkt.pay_len, same ? "" : " not as posted",
+			 rq.icrc_ok ? "ok" : "bad");
+		return why;
+	}
+	return NULL;
+}
+
+/* The peer's ACK or NAK (@syn) for @psn, with SR (@sr) or without. */
+static int answer(struct ibv_qp *qp, unsigned int psn, int syn, bool sr)
+{
+	struct sroce_fields f = {
+		.opcode = OP(ACK), .psn = psn, .sr = sr,
+		.aeth = { .syndrome = syn },
+	};
+
+	return wire_send(qp, &f, NULL, 0);
+}
+
+/* Completions @id, @id + 1, ... @n of them, successful WRITEs. */
+static int wcs_ok(uint64_t id, int n)
+{
+	struct ibv_wc wc;
+
+	for (; n; n--, id++) {
+		if (!tap_next_wc(cq, &wc) || wc.wr_id != id ||
+		    wc.status != IBV_WC_SUCCESS ||
+		    wc.opcode != IBV_WC_RDMA_WRITE) {
+			printf("# want WC %llu: got %llu, status %s\n",
+			       (unsigned long long)id,
+			       (unsigned long long)wc.wr_id,
+			       ibv_wc_status_str(wc.status));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int no_wc(void)
+{
+	struct ibv_wc wc;
+
+	return ibv_poll_cq(cq, 1, &wc) == 0;
+}
+
+/*
+ * A one-packet WRITE (WR @id, at @sq) and one of three (@id + 1): sroce's
+ * requests on the wire, as posted, with SR (@sr). src at 0 and 1024 on.
+ */
+static const char *four_requests(struct ibv_qp *qp, uint64_t id,
+				 unsigned int sq, bool sr)
+{
+	const char *err;
+
+	if (post_write(qp, id, 0, 512) || post_write(qp, id + 1, 1024, 3072))
+		return "posting failed";
+	err = req_is(OP(WRITE_ONLY), sq, sr, 1, 0, 512);
+	if (!err)
+		err = req_is(OP(WRITE_FIRST), sq + 1, sr, 0, 1024, 4096);
+	if (!err)
+		err = req_is(OP(WRITE_MIDDLE), sq + 2, sr, 0, 2048, 4096);
+	if (!err)
+		err = req_is(OP(WRITE_LAST), sq + 3, sr, 1, 3072, 4096);
+	return err;
+}
+
+/* The requester resends one PSN for an SR NAK, N for another NAK. */
+static void asking(void)
+{
+	unsigned int sq = 0x41;		/* no AckReq every 32 PSNs in it */
+	struct ibv_qp *qp = qp_new(0x100, sq);
+	long long sel0, nak0, rex0;
+	const char *err;
+
+	if (!check(qp != NULL, "SR requester: a QP, its requests from %#x",
+		   sq))
+		return;
+	err = four_requests(qp, 1, sq, true);
+	CHECK_ERR(err, "WRITEs of 1 and 3 packets: ONLY, FIRST, MIDDLE, LAST, each with SR, AckReq on ONLY and LAST, as posted");
+	check(quiet_for(200), "... and nothing else");
+	sel0 = counter("sel_rexmit");
+	nak0 = counter("seq_nak_rcvd");
+	rex0 = counter("retransmit");
+	err = answer(qp, sq + 2, NAK_SEQ, true) ? "send failed" :
+	      req_is(OP(WRITE_MIDDLE), sq + 2, true, 1, 2048, 4096);
+	CHECK_ERR(err, "an SR NAK for the MIDDLE: it is sent again, with AckReq and SR, as posted");
+	check(quiet_for(200), "... alone: nothing else within 200 ms");
+	check(no_wc(), "the SR NAK acknowledges nothing: the WRITE before it is not complete");
+	check(grew("sel_rexmit", sel0, 1) && grew("seq_nak_rcvd", nak0, 1) &&
+	      grew("retransmit", rex0, 0),
+	      "sel_rexmit and seq_nak_rcvd count it, retransmit does not");
+	check(!answer(qp, sq + 3, ACK_OK, true) && wcs_ok(1, 2),
+	      "an ACK for the LAST completes both WRITEs");
+	check(!answer(qp, sq + 2, NAK_SEQ, true) && quiet_for(200),
+	      "an SR NAK for a PSN acknowledged since: nothing is sent");
+	check(!answer(qp, sq + 9, NAK_SEQ, true) && quiet_for(200),
+	      "an SR NAK for a PSN never sent: nothing is sent");
+
+	sq += 4;
+	err = four_requests(qp, 3, sq, true);
+	CHECK_ERR(err, "two WRITEs more: their four requests");
+	sel0 = counter("sel_rexmit");
+	rex0 = counter("retransmit");
+	err = answer(qp, sq + 2, NAK_SEQ, false) ? "send failed" :
+	      req_is(OP(WRITE_MIDDLE), sq + 2, true, -1, 2048, 4096);
+	if (!err)
+		err = req_is(OP(WRITE_LAST), sq + 3, true, 1, 3072, 4096);
+	CHECK_ERR(err, "a NAK without SR for the MIDDLE: go-back-N, MIDDLE and LAST again, in order, as posted");
+	check(quiet_for(200), "... and nothing else (nothing before the MIDDLE)");
+	check(wcs_ok(3, 1) && no_wc(),
+	      "that NAK acknowledges what is before it: the one-packet WRITE completes, the other not");
+	check(grew("retransmit", rex0, 1) && grew("sel_rexmit", sel0, 0),
+	      "retransmit counts it, sel_rexmit does not");
+	check(!answer(qp, sq + 3, ACK_OK, false) && wcs_ok(4, 1),
+	      "an ACK for the LAST completes it");
+	ibv_destroy_qp(qp);
+}
+
+/*
+ * sroce's requests of one WRITE from @sq: each of PSN @sq + @from to
+ * @sq + @from + @n - 1 once, then nothing: 1, or 0 (what came is
+ * printed). In any order: sroce's runs of packets leave from either CPU,
+ * and the veth's per-CPU queues may swap them.
+ */
+static int stream(unsigned int sq, unsigned int from, unsigned int n)
+{
+	static unsigned char seen[SLEN / MTU];
+	unsigned int got = 0, d;
+	struct wire_got g;
+
+	memset(seen, 0, sizeof(seen));
+	while (got < n && wire_recv(&g, 2000)) {
+		d = sroce_psn_diff(g.pkt.f.psn, sroce_psn_add(sq, from));
+		if (d >= n || seen[d] || g.pkt.info->op != SROCE_OP_WRITE ||
+		    !g.pkt.f.sr) {
+			printf("# then %s PSN +%d SR %d\n", g.pkt.info->name,
+			       sroce_psn_diff(g.pkt.f.psn, sq), g.pkt.f.sr);
+			break;
+		}
+		seen[d] = 1;
+		got++;
+	}
+	printf("# %u of PSN +%u to +%u came\n", got, from, from + n - 1);
+	return got == n && quiet();
+}
+
+/* 256 PSNs outstanding at the most, 1024 after an ACK with SR. */
+static void window(void)
+{
+	unsigned int sq = 0x1000, n = SLEN / MTU;
+	struct ibv_qp *qp = qp_new(0x100, sq);
+
+	if (!check(qp != NULL, "window: a QP"))
+		return;
+	check(!post_write(qp, 9, 0, SLEN) && stream(sq, 0, 256),
+	      "a WRITE of %u packets, nothing answered: 256 requests, then it waits",
+	      n);
+	check(!answer(qp, sq, ACK_OK, true) && stream(sq, 256, 769),
+	      "an ACK with SR for the first: up to 1024 outstanding, 769 more");
+	check(!answer(qp, sroce_psn_add(sq, 1), ACK_OK, false) &&
+	      quiet(),
+	      "an ACK without SR for the second: back to 256, nothing more");
+	check(!answer(qp, sroce_psn_add(sq, 99), ACK_OK, true) &&
+	      stream(sq, 1025, n - 1025),
+	      "an ACK with SR for the 100th: the last %u", n - 1025);
+	check(!answer(qp, sroce_psn_add(sq, n - 1), ACK_OK, true) && wcs_ok(9, 1),
+	      "an ACK for the last completes it");
+	ibv_destroy_qp(qp);
+}
+
+/* With cc_sel_repeat 0, sroce's requests carry no SR. */
+static void asking_plain(void)
+{
+	unsigned int sq = 0x81;
+	struct ibv_qp *qp = qp_new(0x100, sq);
+	const char *err;
+
+	if (!check(qp != NULL, "cc_sel_repeat 0: a QP that asks"))
+		return;
+	err = four_requests(qp, 5, sq, false);
+	CHECK_ERR(err, "cc_sel_repeat 0: sroce's requests carry no SR");
+	check(!answer(qp, sq + 3, ACK_OK, false) && wcs_ok(5, 2),
+	      "cc_sel_repeat 0: an ACK completes them");
+	ibv_destroy_qp(qp);
+}
+
+/*
+ * The early resend's probe: after an RTO without an answer, sroce's
+ * next request is WRITE @opcode at @psn again, alone, with AckReq (as in
+ * four_requests(), src + @off to @end). NULL, or why not. It must come an
+ * RTO after the request req_is() read before: 20 ms at the least, of
+ * which a timer may lose a jiffy.
+ */
+static const char *probe_is(int opcode, unsigned int psn, size_t off,
+			    size_t end)
+{
+	long long last_ns = rq.ns, us;
+	const char *err = req_is(opcode, psn, true, 1, off, end);
+
+	us = (rq.ns - last_ns) / 1000;
+	printf("# the probe for %#x came %lld us after the last request\n",
+	       psn, us);
+	return err ? err : us < 15000 ? "sooner than an RTO" : NULL;
+}
+
+/*
+ * Early resends on. After an RTO the oldest PSN not answered
+ * goes alone (a probe); an ACK for just that PSN makes the rest follow
+ * (go-back-N), one past it does not.
+ */
+static void probing(void)
+{
+	unsigned int sq = 0x141;
+	struct ibv_qp *qp;
+	long long ear0, rex0;
+	const char *err;
+	struct wire_got g;
+
+	if (!check(knob("early_rexmit", 1) == 0, "cc_early_rexmit set to 1"))
+		return;
+	qp = qp_new(0x100, sq);
+	if (!check(qp != NULL, "probe: a QP, its requests from %#x", sq))
+		return;
+	check(!post_write(qp, 11, 0, 512) &&
+	      !req_is(OP(WRITE_ONLY), sq, true, 1, 0, 512) &&
+	      !answer(qp, sq, ACK_OK, true) && wcs_ok(11, 1),
+	      "probe: a WRITE answered at once, a round trip measured");
+	ear0 = counter("early_rexmit");
+	rex0 = counter("retransmit");
+	err = four_requests(qp, 12, sq + 1, true);
+	if (!err)
+		err = probe_is(OP(WRITE_ONLY), sq + 1, 0, 512);
+	CHECK_ERR(err, "probe: four requests unanswered; after an RTO the first again, with AckReq");
+	/* Go-back-N comes at once; a probe for sq + 1 again after 2 RTOs. */
+	check(!answer(qp, sq + 1, ACK_OK, true) &&
+	      !req_is(OP(WRITE_FIRST), sq + 2, true, -1, 1024, 4096) &&
+	      !req_is(OP(WRITE_MIDDLE), sq + 3, true, -1, 2048, 4096) &&
+	      !req_is(OP(WRITE_LAST), sq + 4, true, 1, 3072, 4096),
+	      "probe: an ACK for just its PSN: the rest goes again, in order");
+	check(grew("retransmit", rex0, 1) &&
+	      wire_counter_at("early_rexmit", ear0 + 1) > ear0,
+	      "probe: early_rexmit counts the probe, retransmit the going back");
+	check(!answer(qp, sq + 4, ACK_OK, true) && wcs_ok(12, 2),
+	      "probe: an ACK for the LAST completes both WRITEs");
+
+	sq += 5;
+	err = four_requests(qp, 14, sq, true);
+	if (!err)
+		err = probe_is(OP(WRITE_ONLY), sq, 0, 512);
+	CHECK_ERR(err, "probe: four requests more, unanswered: a probe for the first");
+	rex0 = counter("retransmit");
+	err = answer(qp, sq + 1, ACK_OK, true) ? "send failed" : NULL;
+	if (!err && (!wire_recv(&g, QUIET) || g.pkt.f.psn != sq + 2 ||
+		     !g.pkt.f.ackreq))
+		err = "no probe for the MIDDLE with AckReq";
+	while (!err && wire_recv(&g, QUIET))
+		if (g.pkt.f.psn != sq + 2 || !g.pkt.f.ackreq)
+			err = "more than probes for the MIDDLE";
+	CHECK_ERR(err, "probe: an ACK past its PSN: nothing goes back, only probes for the MIDDLE follow, the LAST not again");
+	check(grew("retransmit", rex0, 0) && wcs_ok(14, 1),
+	      "probe: retransmit unchanged; the one-packet WRITE completes");
+	check(!answer(qp, sq + 3, ACK_OK, true) && wcs_ok(15, 1),
+	      "probe: an ACK for the LAST completes the other");
+	ibv_destroy_qp(qp);
+}
+
+/* Active sk_buff heads (/proc/slabinfo's skbuff_head_cache), or -1. */
+static long long skb_heads(void)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	long long act, v = -1;
+	char line[512], name[64];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", name, &act) == 2 &&
+		    !strcmp(name, "skbuff_head_cache")) {
+			v = act;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * sroce's next answer is a READ response @opcode at @psn, with an AETH
+ * (ACK, MSN @msn) where it has one, carrying mem + @off for one path MTU:
+ * NULL, or why not. (Only ACKs say whether the responder keeps what
+ * comes past a gap: the SR bit of a response is not looked at.)
+ */
+static const char *resp_is(int opcode, unsigned int psn, unsigned int msn,
+			   size_t off)
+{
+	static char why[160];
+	struct wire_got g;
+	const struct sroce_fields *f = &g.pkt.f;
+	bool aeth = opcode != OP(READ_RESP_MIDDLE);
+
+	if (!wire_recv(&g, 2000))
+		return "nothing came";
+	if (f->opcode != opcode || f->psn != psn ||
+	    (aeth && (f->aeth.syndrome != ACK_OK || f->aeth.msn != msn)) ||
+	    g.pkt.pay_len != MTU || !g.icrc_ok ||
+	    memcmp(g.pkt.bth + g.pkt.pay_off, mem + off, MTU)) {
+		snprintf(why, sizeof(why),
+			 "got %s PSN %#x SR %d syndrome %#x MSN %u, %u payload bytes, ICRC %s",
+			 g.pkt.info->name, f->psn, f->sr, f->aeth.syndrome,
+			 f->aeth.msn, g.pkt.pay_len, g.icrc_ok ? "ok" : "bad");
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * The peer's READ with SR at @p0 + @i of mem + 1024 .. + 4096 (PSNs
+ * @p0 + 1 to @p0 + 4), or its rest from @i on, as a requester that goes
+ * back into it asks.
+ */
+static int get(struct ibv_qp *qp, unsigned int p0, int i)
+{
+	struct sroce_fields f = {
+		.opcode = OP(READ_REQ), .psn = sroce_psn_add(p0, i),
+		.ackreq = true, .sr = true,
+		.reth = { .va = (uintptr_t)mem + 1024 * i, .rkey = mr->rkey,
+			  .len = 4096 - 1024 * (i - 1) },
+	};
+
+	return wire_send(qp, &f, NULL, 0);
+}
+
+/* mem + 1024 .. + 4096, what get() reads, made known. */
+static void read_area(void)
+{
+	memset(mem + 1024, 0x5c, 4096);
+	memcpy(model + 1024, mem + 1024, 4096);
+}
+
+/*
+ * A READ of four PSNs kept past a gap: the PSNs it takes are not missing,
+ * and no NAK asks for them; it is answered in its turn.
+ */
+static void kept_read(void)
+{
+	unsigned int p = 0x500;
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err;
+
+	if (!check(qp != NULL, "kept READ: a QP"))
+		return;
+	model_reset();
+	read_area();
+	err = get(qp, p, 1) ? "send failed" : aeth_is(p, NAK_SEQ, true, ~0u);
+	CHECK_ERR(err, "kept READ: a READ of 4 KiB at P+1 (PSNs P+1 to P+4) with SR: an SR NAK for P");
+	check_todo(!put(qp, p, 5, true, false) && quiet(),
+		   "sroce_ooo.c takes a kept READ for one PSN",
+		   "kept READ: then a WRITE at P+5: kept, and no NAK for P+2 to P+4, the READ's");
+	done(0);
+	done(5);
+	err = put(qp, p, 0, true, false) ? "send failed" :
+	      resp_is(OP(READ_RESP_FIRST), p + 1, 2, 1024);
+	if (!err)
+		err = resp_is(OP(READ_RESP_MIDDLE), p + 2, 0, 2048);
+	if (!err)
+		err = resp_is(OP(READ_RESP_MIDDLE), p + 3, 0, 3072);
+	if (!err)
+		err = resp_is(OP(READ_RESP_LAST), p + 4, 2, 4096);
+	if (!err)
+		err = aeth_is(p + 5, ACK_OK, true, 3);
+	CHECK_ERR(err, "kept READ: then P: the READ answered at P+1 to P+4, then an ACK for P+5, MSN 3");
+	check(quiet() && mem_as_model(),
+	      "kept READ: ... nothing else; P and P+5 written");
+	ibv_destroy_qp(qp);
+}
+
+/*
+ * Requests kept at PSNs that a READ kept before them covers (the rest of
+ * it, as a requester asks for that goes back into it) are never taken:
+ * once the gap before them has filled and the READ is done, they must
+ * not count as a hole still open. A later gap is NAKed from the expected
+ * PSN, as ever.
+ */
+static void kept_stale(void)
+{
+	unsigned int p = 0x700, i;
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err = NULL;
+	struct wire_got g;
+	int acked = 0, none;
+
+	if (!check(qp != NULL, "READ rest kept: a QP"))
+		return;
+	model_reset();
+	read_area();
+	if (get(qp, p, 1) || put(qp, p, 5, true, false))
+		err = "send failed";
+	/* The SR NAKs kept_read() checks. */
+	while (wire_recv(&g, QUIET))
+		;
+	for (i = 2; i <= 4 && !err; i++)
+		if (get(qp, p, i))
+			err = "send failed";
+	done(0);
+	done(5);
+	if (!err && put(qp, p, 0, true, false))
+		err = "send failed";
+	/* The READ's answers, then the ACK for P+5 kept_read() checks. */
+	while (!err && !acked && wire_recv(&g, QUIET))
+		acked = g.pkt.f.opcode == OP(ACK) && g.pkt.f.psn == p + 5;
+	if (!err && !acked)
+		err = "no ACK for P+5";
+	CHECK_ERR(err, "READ rest kept: a READ at P+1 kept, a WRITE at P+5, the READ's rest at P+2 to P+4, then P: all done to P+5");
+	for (i = 6; i <= 45 && !err; i++) {
+		done(i);
+		if (put(qp, p, i, true, i == 45))
+			err = "send failed";
+	}
+	if (!err)
+		err = aeth_is(p + 45, ACK_OK, true, ~0u);
+	CHECK_ERR(err, "READ rest kept: then P+6 to P+45 in order: an ACK for P+45");
+	err = put(qp, p, 47, true, false) ? "send failed" :
+	      aeth_is(p + 46, NAK_SEQ, true, ~0u);
+	none = quiet();
+	check_todo(!err && none,
+		   "sroce_ooo.c counts the READ's rest as kept and NAKs from the last kept PSN",
+		   "READ rest kept: then P+47: an SR NAK for P+46 alone (%s)",
+		   err ? err : "ok");
+	check(mem_as_model(), "READ rest kept: P, P+5 to P+45 written");
+	ibv_destroy_qp(qp);
+}
+
+/*
+ * Many requests kept past a hole: when it fills, all are done in order,
+ * in runs of the QP's budget, each run's ACK for the last it did (their
+ * order on the veth is not looked at: runs may leave from either CPU).
+ */
+static void kept_many(void)
+{
+	unsigned int p = 0x600, top = p - 1, n = 200;
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err = NULL;
+	struct wire_got g;
+	int i;
+
+	if (!check(qp != NULL, "kept many: a QP"))
+		return;
+	model_reset();
+	for (i = n; i > 0 && !err; i--)
+		if (put(qp, p, i, true, false))
+			err = "send failed";
+	/* P+200 NAKs P to P+31, what the requester queues; then no more. */
+	for (i = 0; i < 32 && !err; i++)
+		err = aeth_is(p + i, NAK_SEQ, true, ~0u);
+	CHECK_ERR(err, "kept many: WRITEs at P+%u down to P+1 with SR: SR NAKs for P to P+31",
+		  n);
+	check(quiet(), "kept many: ... and nothing else");
+	for (i = 0; i <= (int)n; i++)
+		done(i);
+	err = put(qp, p, 0, true, false) ? "send failed" : NULL;
+	/* Up to the one for P+200, then until all is quiet. */
+	while (!err && wire_recv(&g, top == p + n ? QUIET : 2000)) {
+		if (g.pkt.f.opcode != OP(ACK) ||
+		    g.pkt.f.aeth.syndrome != ACK_OK || !g.pkt.f.sr ||
+		    sroce_psn_diff(g.pkt.f.psn, p) < 0 ||
+		    sroce_psn_diff(g.pkt.f.psn, p) > (int)n)
+			err = "not an ACK with SR for P to P+200";
+		else if (sroce_psn_before(top, g.pkt.f.psn))
+			top = g.pkt.f.psn;
+	}
+	printf("# the highest ACK for P%+d\n", sroce_psn_diff(top, p));
+	check(!err && top == p + n,
+	      "kept many: then P: ACKs with SR up to one for P+%u, nothing else",
+	      n);
+	check(mem_as_model(), "kept many: all %u written, in PSN order", n + 1);
+	ibv_destroy_qp(qp);
+}
+
+/* A kept request that fails is NAKed in its turn; the rest never lands. */
+static void kept_fails(void)
+{
+	unsigned int p = 0x400;
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err;
+	struct wire_got g;
+
+	if (!check(qp != NULL, "kept and failing: a QP"))
+		return;
+	model_reset();
+	err = put_key(qp, p, 1, true, false, mr->rkey ^ 0x100) ?
+	      "send failed" : aeth_is(p, NAK_SEQ, true, ~0u);
+	CHECK_ERR(err, "kept and failing: P+1 under an unknown R_Key, with SR: an SR NAK for P");
+	check(!put(qp, p, 2, true, true) && quiet(),
+	      "kept and failing: P+2: kept, no NAK");
+	done(0);
+	err = put(qp, p, 0, true, false) ? "send failed" :
+	      wire_expect(&g, OP(ACK), sroce_psn_add(p, 1),
+			  SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS, 1, -1);
+	CHECK_ERR(err, "kept and failing: P: done, then P+1's turn: a Remote Access NAK for P+1, MSN 1");
+	check(quiet() && wire_qp_in(qp, IBV_QPS_ERR) &&
+	      mem_as_model(),
+	      "kept and failing: ... nothing else, the QP in ERR, only P written");
+	ibv_destroy_qp(qp);
+}
+
+/* What is kept past a hole that never fills goes with a reset, and the QP. */
+static void kept_freed(void)
+{
+	unsigned int p = 0x300;
+	long long kept0, a, b, c, end;
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err;
+	int i;
+
+	if (!check(qp != NULL, "kept and reset: a QP"))
+		return;
+	model_reset();
+	err = put_answer(qp, p, 1, true, false, p, NAK_SEQ, ~0u);
+	CHECK_ERR(err, "kept and reset: P+1 with SR kept, an SR NAK for P");
+	check(!ibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_RESET },
+			     IBV_QP_STATE) &&
+	      !wire_qp_rts(qp, ACC, 4, p, 0x100, 20),
+	      "kept and reset: the QP reset, and in RTS again expecting P");
+	done(0);
+	err = put_answer(qp, p, 0, true, true, p, ACK_OK, 1);
+	CHECK_ERR(err, "kept and reset: P with AckReq: ACK for P alone, MSN 1");
+	check(quiet() && mem_as_model(),
+	      "kept and reset: ... the P+1 kept before the reset never lands");
+	ibv_destroy_qp(qp);
+
+	qp = qp_new(p, 0x100);
+	if (!check(qp != NULL, "kept and destroyed: a QP"))
+		return;
+	kept0 = counter("ooo_kept");
+	a = skb_heads();
+	for (i = 1, err = NULL; i <= NKEEP && !err; i++) {
+		if (put(qp, p, i, true, false))
+			err = "send failed";
+		/* Not past the receive FIFO: let it drain now and then. */
+		if (!(i % 64) && wire_counter_at("ooo_kept", kept0 + i) !=
+		    kept0 + i)
+			err = "not kept";
+	}
+	if (!err)
+		err = aeth_is(p, NAK_SEQ, true, ~0u);
+	CHECK_ERR(err, "kept and destroyed: %d WRITEs at P+1 on with SR, one SR NAK for P",
+		  NKEEP);
+	check(quiet() && grew("ooo_kept", kept0, NKEEP),
+	      "kept and destroyed: ... nothing else, all kept");
+	b = skb_heads();
+	ibv_destroy_qp(qp);
+	end = tap_now_ms() + 2000;
+	do {
+		usleep(50000);
+		c = skb_heads();
+	} while (c - a > NKEEP / 3 && tap_now_ms() < end);
+	printf("# skbuff_head_cache active: %lld before, %lld kept, %lld after destroy\n",
+	       a, b, c);
+	check(a >= 0 && b - a >= NKEEP * 2 / 3,
+	      "kept and destroyed: they hold their sk_buffs (skbuff_head_cache +%lld)",
+	      b - a);
+	check(a >= 0 && c - a <= NKEEP / 3,
+	      "kept and destroyed: destroying the QP frees them (%+lld against before)",
+	      c - a);
+}
+
+int main(int argc, char **argv)
+{
+	int sel, early, i;
+
+	if (!wire_open(argc, argv))
+		return tap_done();
+	pd = ibv_alloc_pd(wire.ctx);
+	cq = ibv_create_cq(wire.ctx, 64, NULL, NULL, 0);
+	mem = aligned_alloc(4096, LEN);
+	model = malloc(LEN);
+	src = aligned_alloc(4096, SLEN);
+	if (!check(pd && cq && mem && model && src, "a PD, a CQ, the buffers"))
+		return tap_done();
+	for (i = 0; i < SLEN; i++)
+		src[i] = i * 7 + i / 1024;
+	mr = ibv_reg_mr(pd, mem, LEN, ACC);
+	smr = ibv_reg_mr(pd, src, SLEN, IBV_ACCESS_LOCAL_WRITE);
+	if (!check(mr && smr, "the MRs"))
+		return tap_done();
+	sel = knob("sel_repeat", 1);
+	early = knob("early_rexmit", 0);
+	if (!check(sel == 1 && early >= 0,
+		   "cc_sel_repeat 1 (its default), cc_early_rexmit off (was %d)",
+		   early))
+		return tap_done();
+
+	sr_keeps();
+	ibta_gap("requests without SR", false);
+	check(knob("sel_repeat", 0) == 1, "cc_sel_repeat set to 0");
+	ibta_gap("cc_sel_repeat 0, requests with SR", true);
+	asking_plain();
+	check(knob("sel_repeat", 1) == 0, "cc_sel_repeat back to 1");
+	asking();
+	window();
+	probing();
+	kept_read();
+	kept_stale();
+	kept_many();
+	kept_fails();
+	kept_freed();
+
+	check(knob("early_rexmit", early) >= 0, "cc_early_rexmit back to %d",
+	      early);
+	check(!ibv_dereg_mr(mr) && !ibv_dereg_mr(smr) &&
+	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
+	      !ibv_close_device(wire.ctx), "everything released");
+	return tap_done();
+}
