@@ -10,8 +10,8 @@
  * PSN order, acknowledged by one ACK for P+2 with SR. A second gap NAKs
  * only the PSNs no NAK asked for yet, and what fills the first of two
  * holes is done alone. ooo_kept counts what was kept. A READ kept past a
- * gap is answered in its turn (its PSNs NAKed as missing: TODO, and the
- * rest of it kept too makes a later gap NAKed from the wrong PSN: TODO);
+ * gap is answered in its turn, its PSNs not NAKed as missing, and the
+ * rest of it kept too does not count as a hole still open;
  * 200 kept are all done when the hole fills, 32 NAKs at the most for a
  * hole; a kept WRITE that fails is NAKed in its turn and ends it; what
  * was kept is gone after a reset, and freed with the QP (the sk_buffs
@@ -704,9 +704,8 @@ static void kept_read(void)
 	read_area();
 	err = get(qp, p, 1) ? "send failed" : aeth_is(p, NAK_SEQ, true, ~0u);
 	CHECK_ERR(err, "kept READ: a READ of 4 KiB at P+1 (PSNs P+1 to P+4) with SR: an SR NAK for P");
-	check_todo(!put(qp, p, 5, true, false) && quiet(),
-		   "sroce_ooo.c takes a kept READ for one PSN",
-		   "kept READ: then a WRITE at P+5: kept, and no NAK for P+2 to P+4, the READ's");
+	check(!put(qp, p, 5, true, false) && quiet(),
+	      "kept READ: then a WRITE at P+5: kept, and no NAK for P+2 to P+4, the READ's");
 	done(0);
 	done(5);
 	err = put(qp, p, 0, true, false) ? "send failed" :
@@ -773,10 +772,8 @@ static void kept_stale(void)
 	err = put(qp, p, 47, true, false) ? "send failed" :
 	      aeth_is(p + 46, NAK_SEQ, true, ~0u);
 	none = quiet();
-	check_todo(!err && none,
-		   "sroce_ooo.c counts the READ's rest as kept and NAKs from the last kept PSN",
-		   "READ rest kept: then P+47: an SR NAK for P+46 alone (%s)",
-		   err ? err : "ok");
+	check(!err && none, "READ rest kept: then P+47: an SR NAK for P+46 alone (%s)",
+	      err ? err : "ok");
 	check(mem_as_model(), "READ rest kept: P, P+5 to P+45 written");
 	ibv_destroy_qp(qp);
 }

@@ -66,16 +66,17 @@ static void sroce_ooo_nak_hole(struct sroce_qp *qp, u32 from, u32 psn)
 }
 
 /*
- * A request @d PSNs past the expected one, from a requester that
- * announced selective repeat: keep @skb until the gap before it fills,
- * and NAK the PSNs missing before it that no NAK asked for yet.
+ * A request @d PSNs past the expected one, taking @npsn PSNs (a READ's
+ * are its responses'), from a requester that announced selective repeat:
+ * keep @skb until the gap before it fills, and NAK the PSNs missing
+ * before it that no NAK asked for yet.
  */
 enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
-				    u32 psn, u32 d)
+				    u32 psn, u32 d, u32 npsn)
 {
 	struct sk_buff **slot;
 
-	if (d >= SROCE_OOO_SLOTS)
+	if (npsn > SROCE_OOO_SLOTS || d >= SROCE_OOO_SLOTS - npsn + 1)
 		return SROCE_OOO_NO;
 	if (!qp->resp.ooo) {
 		/* Only a QP that sees a gap pays for the slots. */
@@ -92,12 +93,20 @@ enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(*slot);
 		qp->resp.ooo_n--;
 	}
+	/*
+	 * All that is kept behind the expected PSN (in the PSNs of a READ
+	 * done since) will never be taken: a new gap opens at the expected
+	 * PSN.
+	 */
+	if (qp->resp.ooo_n &&
+	    sroce_psn_before(qp->resp.ooo_top, qp->resp.psn))
+		sroce_ooo_purge(qp);
 	if (!qp->resp.ooo_n) {
 		sroce_ooo_nak_hole(qp, qp->resp.psn, psn);
-		qp->resp.ooo_top = psn;
+		qp->resp.ooo_top = sroce_psn_add(psn, npsn - 1);
 	} else if (sroce_psn_before(qp->resp.ooo_top, psn)) {
 		sroce_ooo_nak_hole(qp, sroce_psn_add(qp->resp.ooo_top, 1), psn);
-		qp->resp.ooo_top = psn;
+		qp->resp.ooo_top = sroce_psn_add(psn, npsn - 1);
 	}
 	*slot = skb;
 	qp->resp.ooo_n++;

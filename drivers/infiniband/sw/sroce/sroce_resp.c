@@ -22,6 +22,14 @@
 #include "sroce_svc.h"
 #include "sroce_trace.h"
 
+/* PSNs a request takes: a READ, one per response. */
+static u32 sroce_resp_npsn(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	if (pkt->info->op != SROCE_OP_READ_REQ)
+		return 1;
+	return max_t(u32, 1, DIV_ROUND_UP_ULL((u64)pkt->f.reth.len, qp->mtu));
+}
+
 static void sroce_resp_nak(struct sroce_qp *qp, u32 psn, u8 syndrome)
 {
 	qp->resp.ack_pending = false;
@@ -397,7 +405,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (ret)
 		return ret;
 	sroce_mr_access_end(mr);
-	npsn = max_t(u32, 1, DIV_ROUND_UP_ULL((u64)pkt->f.reth.len, qp->mtu));
+	npsn = sroce_resp_npsn(qp, pkt);
 	res = sroce_resp_new_res(qp);
 	res->valid = true;
 	res->first_psn = pkt->f.psn;
@@ -653,7 +661,8 @@ static bool sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	if (d > 0) {
 		ooo = SROCE_OOO_NO;
 		if (qp->resp.sr && perr == SROCE_PARSE_OK)
-			ooo = sroce_ooo_arrive(qp, skb, pkt.f.psn, d);
+			ooo = sroce_ooo_arrive(qp, skb, pkt.f.psn, d,
+					       sroce_resp_npsn(qp, &pkt));
 		if (ooo == SROCE_OOO_NO && !qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_SENT, 1);
