@@ -31,7 +31,8 @@ help:
 	@echo "make demo      boot a VM, add an sroce device, show ibv_devinfo"
 	@echo "make check     every build, static check and test; prints N passed, N failed"
 	@echo "make bench     perftest on rdma_rxe and sroce in one VM, then TCP/rxe/sroce"
-	@echo "               between two VMs under loss: median-of-3 tables [PROFILE=1]"
+	@echo "               between two VMs under loss, the ULPs, congestion control on"
+	@echo "               a shared bottleneck: median-of-3 tables [PROFILE=1]"
 	@echo "make profile   guest perf profiles of rxe and sroce: build/profile-*.txt"
 
 deps:

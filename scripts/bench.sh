@@ -3,9 +3,11 @@
 # boot (tests/vm/bench-guest.sh), then TCP, rdma_rxe and sroce on one
 # link between two VMs, clean and under loss (tests/vm/bench-loss-guest.sh),
 # then the kernel ULPs (NVMe over Fabrics, NFS over RDMA, RDS) on rdma_rxe
-# and on sroce in one VM boot (tests/vm/bench-ulp-guest.sh).
+# and on sroce in one VM boot (tests/vm/bench-ulp-guest.sh), then sroce's
+# congestion control on a shared bottleneck in one VM boot
+# (tests/vm/bench-cc-guest.sh).
 # Every figure is the median of BENCH_RUNS runs from the same boot. Prints
-# three tables and writes them to build/bench.txt. Absolute TCG figures mean
+# four tables and writes them to build/bench.txt. Absolute TCG figures mean
 # little; the ratios from one boot are the measure. For latency, lower is
 # better, so the ratio printed is rxe/sroce (above 1: sroce is faster)
 # like the others.
@@ -13,7 +15,7 @@
 # latency tests make ten times as many),
 # BENCH_LOSS_ITERS (64 KiB writes per two-VM run, 300), BENCH_RUNS (3),
 # BENCH_TCP_SECS (iperf3 seconds, 5), BENCH_ULP_SECS (each ULP fio run, 6),
-# BENCH_TIMEOUT (per boot, 1800), BENCH_ONLY (one, two or ulp: run that
+# BENCH_TIMEOUT (per boot, 1800), BENCH_ONLY (one, two, ulp or cc: run that
 # boot and keep the others' last logs; report: only print the tables of
 # the last logs), PROFILE=1 (then
 # scripts/profile.sh), SROCE_VM_SLUB_DEBUG (scripts/vm-run.sh).
@@ -46,6 +48,7 @@ t0=$(date +%s)
 boot_on one && rm -f "$log"
 boot_on two && rm -f "$log.loss" "$log.loss.h1" "$log.loss.h2"
 boot_on ulp && rm -f "$log.ulp"
+boot_on cc && rm -f "$log.cc"
 if boot_on one; then
 	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log" "$top/tests/vm/bench-guest.sh" \
 		"$iters" "$runs" > /dev/null || echo "bench: the one-host run failed (see $log)" >&2
@@ -63,6 +66,12 @@ if boot_on ulp; then
 		"$runs" "$usecs" > /dev/null || echo "bench: the ULP run failed (see $log.ulp)" >&2
 fi
 t3=$(date +%s)
+# Congestion control: flows through a marking bottleneck, one VM.
+if boot_on cc; then
+	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log.cc" "$top/tests/vm/bench-cc-guest.sh" \
+		"$runs" > /dev/null || echo "bench: the congestion control run failed (see $log.cc)" >&2
+fi
+t4=$(date +%s)
 # The parameters of the runs whose logs are tabulated (a report-only call
 # or one half keeps the other half's from its run).
 params=$top/build/bench.params
@@ -73,12 +82,13 @@ else
 	[ "$only" = two ] && [ -f "$params" ] && eval "$(grep -E '^(iters|usecs)=' "$params")"
 	[ "$only" = one ] && [ -f "$params" ] && eval "$(grep -E '^(liters|secs|usecs)=' "$params")"
 	[ "$only" = ulp ] && [ -f "$params" ] && eval "$(grep -E '^(iters|liters|secs)=' "$params")"
+	[ "$only" = cc ] && [ -f "$params" ] && eval "$(grep -E '^(iters|liters|secs|usecs)=' "$params")"
 	printf 'iters=%s\nliters=%s\nruns=%s\nsecs=%s\nusecs=%s\n' "$iters" "$liters" "$runs" \
 		"$secs" "$usecs" > "$params"
 fi
 # Either half may be missing (one half asked for, or a boot failed): the
 # other still makes its table.
-for f in "$log" "$log.loss.h2" "$log.ulp"; do
+for f in "$log" "$log.loss.h2" "$log.ulp" "$log.cc"; do
 	[ ! -f "$f" ] || grep -a '^BENCH ' "$f" || true
 done > "$raw"
 [ -s "$raw" ] || {
@@ -117,7 +127,7 @@ medians > "$raw.median"
 # (us) lower is better, so the ratio is rxe/sroce; otherwise sroce/rxe.
 rxe_sroce_table() {
 	awk -v want="$1" '
-	$2 ~ /_loss/ || ($2 ~ /^(nvme|nfs|rds)_/) != (want == "ulp") { next }
+	$2 ~ /_loss/ || $2 ~ /^cc_/ || ($2 ~ /^(nvme|nfs|rds)_/) != (want == "ulp") { next }
 	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
 	  if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
 	END {
@@ -181,8 +191,35 @@ rxe_sroce_table() {
 	echo "over RDMA, rds_test bulk (64 B x 60000, 64 KiB x 1500, at most 128 in flight)"
 	rxe_sroce_table ulp
 	echo
+	echo "Congestion control, one VM (-smp 2): sroce flows through one 40 Mb/s bottleneck"
+	echo "(htb, red ecn: limit 300 KB, marking from 6 KB), all starting at once, with the"
+	echo "senders' DCQCN on and off (cc_rp); figures over the time every flow ran, median"
+	echo "of $runs runs; Jain = fairness of the flows' rates (1 = equal), util = the"
+	echo "bottleneck's use (resends and all), goodput = the data delivered over the whole"
+	echo "run as a share of the bottleneck, queue = red's backlog, dropped = packets red"
+	echo "lost (tests/vm/dumbbell.bash)"
+	awk '
+	$2 !~ /^cc_/ { next }
+	{ f = $2; sub(/^cc_/, "", f); sub(/flows_.*/, "", f); m = $2; sub(/.*flows_/, "", m)
+	  if (!(f in seen)) { seen[f] = 1; order[n++] = f }
+	  v[f, $1, m] = $3; if ($3 !~ /^[0-9.]+$/) why[f " flows cc " $1 " " m] = substr($0, index($0, " n/a ") + 5) }
+	function val(x) { return x == "" ? "-" : x }
+	END {
+		printf "%-6s %-4s %7s %7s %8s %13s %14s %8s\n", "flows", "cc", "Jain", "util",
+			"goodput", "queue max KB", "queue mean KB", "dropped"
+		for (i = 0; i < n; i++)
+			for (c = 0; c < 2; c++) {
+				cc = c ? "off" : "on"; f = order[i]
+				printf "%-6s %-4s %7s %7s %8s %13s %14s %8s\n", f, cc, val(v[f, cc, "jain"]),
+					val(v[f, cc, "util"]), val(v[f, cc, "goodput"]), val(v[f, cc, "qmax"]),
+					val(v[f, cc, "qmean"]), val(v[f, cc, "drops"])
+			}
+		for (k in why)
+			printf "  %s did not run: %s\n", k, why[k]
+	}' "$raw.median"
+	echo
 	[ "$only" = report ] ||
-		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs $((t2 - t1)) s, ULPs $((t3 - t2)) s)"
+		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs $((t2 - t1)) s, ULPs $((t3 - t2)) s, congestion control $((t4 - t3)) s)"
 	echo "(raw figures, one line per run: $raw)"
 } | tee "$out"
 echo "(written to $out; ratio > 1 means sroce is better)"

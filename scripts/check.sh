@@ -149,15 +149,16 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 # failure: a new suite must be listed to run.
 suites=(
 	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
-	kverbs-rxe ring-scribble doorbell-stress two-devices cc loss netns-move netns-cm nvmeof
-	rds nfs-rdma iser
+	kverbs-rxe ring-scribble doorbell-stress two-devices cc loss dumbbell netns-move netns-cm
+	nvmeof rds nfs-rdma iser
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
 )
 # Suites that run on 6.12 only: rdma_rxe 6.1 or its core lacks what they
 # test.
 suites612=(interop-rxe-612.two pmem)
-helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash nfs.bash harness-selftest.sh
-	bench-guest.sh bench-loss-guest.sh bench-ulp-guest.sh profile-guest.sh
+helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash nfs.bash dumbbell.bash
+	harness-selftest.sh bench-guest.sh bench-loss-guest.sh bench-cc-guest.sh
+	bench-ulp-guest.sh profile-guest.sh
 	nfs-umount-stress.sh cm-listen-stress.sh)
 unlisted=()
 for t in tests/vm/*.sh tests/vm/*.bash; do
