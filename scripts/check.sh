@@ -92,6 +92,9 @@ vm_suite() {
 		echo "not ok - vm suite $name: VM run failed (see $out)"
 		tail -n 40 "$out" | sed 's/^/#   /'
 	fi > "$res/vm-$name.harness.tap"
+	# A boot that failed before /init and went again is said, not hidden.
+	grep -E '^vm-run: .*(boot failure|boot hang)' "$out" |
+		sed 's/^/# booted again after: /' >> "$res/vm-$name.harness.tap" || true
 	cat "$res/vm-$name.harness.tap"
 	tail -n 1 "$out"
 }
