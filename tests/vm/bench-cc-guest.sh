@@ -30,7 +30,7 @@ diag() {
 # measure CC F SPEC...: one run of flows SPEC... (dumbbell.bash's flows)
 # and its figures, as BENCH lines for cc CC with F flows.
 measure() {
-	local cc=$1 f=$2 w dt jain util rates q qm i n=0 from=1e30 to=0 gp ids=()
+	local cc=$1 f=$2 dt jain util rates q qm i n=0 from=1e30 to=0 gp ids=()
 	local -a red
 	shift 2
 	for i in "$@"; do
@@ -43,13 +43,7 @@ measure() {
 		done
 		return
 	fi
-	# shellcheck disable=SC2046 # two numbers
-	w=$(window $(common "${ids[@]}") "${ids[@]}")
-	read -r dt jain util rates <<<"$w"
-	# shellcheck disable=SC2046 # two numbers
-	qm=$(qmean $(common "${ids[@]}"))
-	q=$(qmax)
-	read -r -a red <<<"$(red_end)"
+	figures "${ids[@]}"
 	diag "cc $cc, $f flows: ${dt} s together, Mb/s$rates"
 	# A flow that failed (seen without congestion control, four flows
 	# through a queue at its limit) leaves its rate out, not its queue.

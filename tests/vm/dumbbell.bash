@@ -352,6 +352,21 @@ common() {
 	awk -v a="$from" -v b="$to" -v s=$SETTLE 'BEGIN { printf "%.6f %.6f\n", a + s, b - 1 }'
 }
 
+# figures I...: the last run's figures while flows I... all ran (common),
+# set in the caller's scope: dt jain util rates (window's), q (qmax),
+# qm (qmean) and red (red_end's counters, an array).
+# shellcheck disable=SC2034 # the caller's variables
+figures() {
+	local span
+	span=$(common "$@")
+	# shellcheck disable=SC2086 # two numbers
+	read -r dt jain util rates <<<"$(window $span "$@")"
+	# shellcheck disable=SC2086 # two numbers
+	qm=$(qmean $span)
+	q=$(qmax)
+	read -r -a red <<<"$(red_end)"
+}
+
 # cnp_report I...: what r marked and answered, and each sender's CNPs,
 # cuts and retransmissions in the last run, with whatever else a loss
 # or a wait would show (a diagnostic); cnp_ok I...: every sender got

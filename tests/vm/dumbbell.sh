@@ -26,22 +26,16 @@ show_series=
 [ "${1:-}" = series ] && show_series=1
 
 # cc_on_checks NAME I...: the checks of a run with congestion control on,
-# over the window in which flows I... all ran. Sets q to the queue's
-# largest backlog.
+# over the window in which flows I... all ran. Sets q and qm to the
+# queue's largest and mean backlog.
 cc_on_checks() {
-	local name=$1 w dt jain util rates ce red
+	local name=$1 dt jain util rates ce red
 	shift
-	# shellcheck disable=SC2046 # two numbers
-	w=$(window $(common "$@") "$@")
-	# shellcheck disable=SC2046 # two numbers
-	qm=$(qmean $(common "$@"))
-	read -r dt jain util rates <<<"$w"
+	figures "$@"
 	ok "$(ge "$dt" 6)" "$name: the flows ran together for ${dt} s of samples (6 at least)"
 	diag "$name: Mb/s$rates, Jain $jain, utilisation $util"
 	ok "$(ge "$jain" 0.9)" "$name: fair shares (Jain's index $jain >= 0.9; Mb/s:$rates)"
 	ok "$(ge "$util" 0.9)" "$name: the bottleneck is used (utilisation $util >= 0.9)"
-	q=$(qmax)
-	read -r -a red <<<"$(red_end)"
 	diag "$name: queue max $q B, mean $qm B while they ran together; red: marked ${red[0]} early ${red[1]} pdrop ${red[2]} other ${red[3]} dropped ${red[4]}"
 	ok "$((q > 0 && q <= QBOUND))" "$name: the queue stays bounded (max $q B: two thirds of red's limit $LIMIT at most)"
 	is "${red[1]} ${red[2]} ${red[3]} ${red[4]}" "0 0 0 0" "$name: nothing dropped (red's early, pdrop, other, dropped)"
@@ -100,13 +94,7 @@ sender_cc rp 0
 flows 1:0:250 2:0:250
 sender_cc rp 1
 diag "2 flows, cc_rp 0: ${fail:-both ib_send_bw pairs complete}"
-# shellcheck disable=SC2046 # two numbers
-w=$(window $(common 1 2) 1 2)
-read -r dt jain util rates <<<"$w"
-q=$(qmax)
-# shellcheck disable=SC2046 # two numbers
-qm=$(qmean $(common 1 2))
-read -r -a red <<<"$(red_end)"
+figures 1 2
 diag "2 flows, cc_rp 0: Mb/s$rates, Jain $jain, utilisation $util; queue max $q B, mean $qm B; red: marked ${red[0]} early ${red[1]} pdrop ${red[2]} other ${red[3]} dropped ${red[4]}"
 cnp_report 1 2
 ok "$((q >= LIMIT * 95 / 100 && q > 2 * q2))" \
