@@ -9,7 +9,7 @@
 # runs alone for 8 s, it dumps that QP's and the receiver's debugfs
 # files, the counters, sroce's hrtimers in /proc/timer_list and 10 s of
 # sroce tracepoints; a round whose flow failed prints everything and ends
-# the hunt.
+# the hunt. Timer tracepoints run throughout (below).
 #   scripts/vm-run.sh --timeout 1450 tests/vm/wip/stall-hunt.sh [ROUNDS]
 set -u
 tests=${SROCE_TESTS:-$(dirname "$0")/..}
@@ -23,7 +23,20 @@ sender_cc rp 0
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 T=/sys/kernel/tracing
 [ -d $T/events/sroce ] || T=/sys/kernel/debug/tracing
-echo 4096 > $T/buffer_size_kb
+echo 16384 > $T/buffer_size_kb
+# Always on, in a ring that keeps the latest: the completer's wake timers
+# (ACK, RNR, RTO: sroce_wake_timer_fn) armed and expired, and resends
+# and NAKs. At a stall the ring is frozen first: the silent QP's last
+# timer events tell whether its ACK timer was armed, expired without a
+# pass following, or never armed.
+echo 0 > /proc/sys/kernel/kptr_restrict
+wake_fn=$(awk '$3 == "sroce_wake_timer_fn" { print $1; exit }' /proc/kallsyms)
+for e in timer_start timer_expire_entry; do
+	echo "function == 0x$wake_fn" > $T/events/timer/$e/filter
+	echo 1 > $T/events/timer/$e/enable
+done
+echo 1 > $T/events/sroce/sroce_retransmit/enable
+echo 1 > $T/events/sroce/sroce_nak/enable
 tron() { for e in sroce_xmit sroce_recv sroce_complete sroce_retransmit sroce_nak sroce_post_send; do echo $1 > $T/events/sroce/$e/enable; done; }
 running() {
 	local f
@@ -41,7 +54,11 @@ dump() {
 		if [ $n = 1 ]; then
 			sleep 8
 			running $k || continue
-			echo "== sroce$k alone at $((SECONDS - t0)) s"
+			echo 0 > $T/tracing_on
+			echo "== sroce$k alone at $((SECONDS - t0)) s; now $(awk '{ print $1 }' /proc/uptime)"
+			echo "-- the last 120 timer and resend events (ring frozen)"
+			grep -v '^#' $T/trace | tail -n 120
+			echo 1 > $T/tracing_on
 			for f in /sys/kernel/debug/sroce/sroce$k/qp* /sys/kernel/debug/sroce/sroce0/qp*; do echo "-- $f"; cat $f; done
 			rdma statistic show link
 			grep -B2 -A3 'sroce' /proc/timer_list | head -40
