@@ -37,7 +37,8 @@ for e in timer_start timer_expire_entry; do
 done
 echo 1 > $T/events/sroce/sroce_retransmit/enable
 echo 1 > $T/events/sroce/sroce_nak/enable
-tron() { for e in sroce_xmit sroce_recv sroce_complete sroce_retransmit sroce_nak sroce_post_send; do echo $1 > $T/events/sroce/$e/enable; done; }
+# Resends and NAKs stay on (above): tron adds the per-packet events only.
+tron() { for e in sroce_xmit sroce_recv sroce_complete sroce_post_send; do echo $1 > $T/events/sroce/$e/enable; done; }
 running() {
 	local f
 	for f in /proc/[0-9]*/cmdline; do
