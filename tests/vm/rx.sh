@@ -3,7 +3,8 @@
 # kind dropped and counted under its reason (rdma statistic), garbage
 # survived; FLUSH and ATOMIC WRITE against a peer played on the veth
 # (a19_wire) and through the verbs (a19_ops); selective repeat against
-# such a peer (sr_wire); and the UDP port shared
+# such a peer (sr_wire); CNPs and CE marks from the peer and from a
+# stranger (cc_wire); and the UDP port shared
 # with (or refused to) rdma_rxe. It runs on 6.12 too: only from 6.2 on
 # may an MR grant FLUSH.
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +36,7 @@ send() {
 	local before after
 	before=$(counter "$3")
 	"$inject" vb "$mac" 10.99.0.2 10.99.0.1 "$1" "$2" || return 1
-	for _ in $(seq 30); do
+	for _ in $(seq 600); do
 		after=$(counter "$3")
 		[ $((after - before)) -ge "$2" ] && break
 		sleep 0.1
@@ -55,19 +56,25 @@ run_ok "QP1: a wrong Q_Key is dropped (rx_drop_qkey)" send ud_qkey 10 rx_drop_qk
 run_ok "QP1: a wrong P_Key is dropped (rx_drop_bad)" send ud_pkey 10 rx_drop_bad
 run_ok "QP1: more than a MAD is dropped (rx_drop_bad)" send gsi_big 10 rx_drop_bad
 run_ok "QP1: 5000 junk MADs go in" "$inject" vb "$mac" 10.99.0.2 10.99.0.1 gsi_junk 5000
-sleep 1
-ok "rdma res show qp link sx/1 | grep -q 'lqpn 1 type GSI state RTS'" \
-	"QP1 is still up after them"
+qp1_up() { rdma res show qp link sx/1 | grep -q 'lqpn 1 type GSI state RTS'; }
+run_ok "QP1 is still up after them" qp1_up
 diag "junk MADs: rx_drop_no_recv $(counter rx_drop_no_recv), rx_drop_fifo $(counter rx_drop_fifo)"
 timeout 60 rping -s -a 10.99.0.1 -C 10 -V >/tmp/rping_srv.log 2>&1 &
-for _ in $(seq 50); do rdma res show cm_id | grep -q LISTEN && break; sleep 0.1; done
+for _ in $(seq 600); do rdma res show cm_id | grep -q LISTEN && break; sleep 0.1; done
 run_ok "the RDMA CM still connects through QP1 (rping -V)" timeout 60 rping -c -a 10.99.0.1 -C 10 -V
 wait $!
 ok "$(($? == 0))" "... and its server ends well" || diag "$(tail -3 /tmp/rping_srv.log)"
-drops_before=$(( $(counter rx_drop_icrc) + $(counter rx_drop_hdr) + $(counter rx_drop_udp_len) ))
+garbage_drops() {
+	echo $(( $(counter rx_drop_icrc) + $(counter rx_drop_hdr) + $(counter rx_drop_udp_len) ))
+}
+drops_before=$(garbage_drops)
 run_ok "2000 random packets go in" "$inject" vb "$mac" 10.99.0.2 10.99.0.1 garbage 2000
-sleep 1
-drops_after=$(( $(counter rx_drop_icrc) + $(counter rx_drop_hdr) + $(counter rx_drop_udp_len) ))
+# Each is counted once it has passed receive: wait for all of them.
+for _ in $(seq 600); do
+	drops_after=$(garbage_drops)
+	[ $((drops_after - drops_before)) -ge 2000 ] && break
+	sleep 0.1
+done
 is "$((drops_after - drops_before))" 2000 "every random packet is dropped and counted"
 run_ok "the device still answers" ibv_devinfo -d sx
 
@@ -81,7 +88,9 @@ tap_merge a19_ops timeout 120 /usr/libexec/sroce/a19_ops sx "${gid:-0}"
 tap_merge a19_wire timeout 120 /usr/libexec/sroce/a19_wire sx "${gid:-0}" vb
 # Selective repeat on the wire against the same played peer: what sroce
 # keeps past a gap and NAKs, what it resends for an SR NAK or a plain one.
-tap_merge sr_wire timeout 180 /usr/libexec/sroce/sr_wire sx "${gid:-0}" vb
+tap_merge sr_wire timeout 300 /usr/libexec/sroce/sr_wire sx "${gid:-0}" vb
+# Congestion notification only from the QP's peer.
+tap_merge cc_wire timeout 120 /usr/libexec/sroce/cc_wire sx "${gid:-0}" vb
 # ... and ibv_wr_flush, under rdma-core 56.1's libibverbs (44 has none).
 tap_merge flush_ops env "$(rc56_env)" timeout 120 /usr/libexec/sroce/flush_ops sx "${gid:-0}"
 

@@ -47,10 +47,15 @@ struct wire_got {
 	long long ns;
 };
 
-/* A frame from the peer to @qp, with @paylen bytes of @pay: 0, or -1. */
-static __attribute__((unused)) int wire_send(struct ibv_qp *qp,
-					     struct sroce_fields *f,
-					     const void *pay, int paylen)
+/*
+ * A frame to @qp from @sip (the peer's address, or a stranger's), its IP
+ * TOS byte @tos (ECN in the low two bits), with @paylen bytes of @pay:
+ * 0, or -1. The ICRC masks the TOS; the IP checksum is made again.
+ */
+static __attribute__((unused)) int wire_send_as(struct ibv_qp *qp,
+						struct sroce_fields *f,
+						const void *pay, int paylen,
+						in_addr_t sip, int tos)
 {
 	unsigned char l4[1024], fr[1200];
 	struct sockaddr_ll sll = {
@@ -69,11 +74,29 @@ static __attribute__((unused)) int wire_send(struct ibv_qp *qp,
 	n += paylen;
 	memset(l4 + n, 0, f->pad + SROCE_ICRC_LEN);
 	n += f->pad + SROCE_ICRC_LEN;
-	len = frame(fr, wire.dev_mac, wire.peer_mac, wire.peer_ip, wire.dev_ip,
-		    0, l4, n, 1);
+	len = frame(fr, wire.dev_mac, wire.peer_mac, sip, wire.dev_ip, 0, l4,
+		    n, 1);
+	if (tos) {
+		unsigned short c;
+
+		fr[14 + 1] = tos;
+		fr[14 + 10] = 0;
+		fr[14 + 11] = 0;
+		c = ip_csum(fr + 14, 20);
+		fr[14 + 10] = c >> 8;
+		fr[14 + 11] = c & 0xff;
+	}
 	memcpy(sll.sll_addr, wire.dev_mac, 6);
 	return sendto(wire.fd, fr, len, 0, (struct sockaddr *)&sll,
 		      sizeof(sll)) == len ? 0 : -1;
+}
+
+/* A frame from the peer to @qp, with @paylen bytes of @pay: 0, or -1. */
+static __attribute__((unused)) int wire_send(struct ibv_qp *qp,
+					     struct sroce_fields *f,
+					     const void *pay, int paylen)
+{
+	return wire_send_as(qp, f, pay, paylen, wire.peer_ip, 0);
 }
 
 /* The next RoCE packet from sroce within @ms: 1, or 0. */
@@ -134,7 +157,7 @@ static __attribute__((unused)) int wire_silence(int ms)
 }
 
 /*
- * An answer from sroce within 2 s into @g: this opcode, PSN, AETH syndrome,
+ * An answer from sroce within 10 s into @g: this opcode, PSN, AETH syndrome,
  * MSN (unless ~0u) and SR bit (unless -1), no payload, to the peer's QPN,
  * a good ICRC. NULL, or what came instead.
  */
@@ -145,7 +168,7 @@ wire_expect(struct wire_got *g, int opcode, unsigned int psn, int syn,
 	static char why[200];
 	const struct sroce_fields *f = &g->pkt.f;
 
-	if (!wire_recv(g, 2000))
+	if (!wire_recv(g, 10000))
 		return "no answer";
 	if (f->opcode != opcode || f->psn != psn || f->aeth.syndrome != syn ||
 	    (msn != ~0u && f->aeth.msn != msn) || (sr >= 0 && f->sr != sr) ||
@@ -160,10 +183,10 @@ wire_expect(struct wire_got *g, int opcode, unsigned int psn, int syn,
 	return NULL;
 }
 
-/* Is @qp in @want within 1 s? (A NAK leaves before the QP goes to ERR.) */
+/* Is @qp in @want within 10 s? (A NAK leaves before the QP goes to ERR.) */
 static __attribute__((unused)) int wire_qp_in(struct ibv_qp *qp, int want)
 {
-	long long end = tap_now_ms() + 1000;
+	long long end = tap_now_ms() + 10000;
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr a;
 
@@ -177,13 +200,13 @@ static __attribute__((unused)) int wire_qp_in(struct ibv_qp *qp, int want)
 }
 
 /*
- * Counter @name reaches @want within 1 s (the core caches the device's
+ * Counter @name reaches @want within 10 s (the core caches the device's
  * counters for a few milliseconds): its value then, or the last seen.
  */
 static __attribute__((unused)) long long wire_counter_at(const char *name,
 							 long long want)
 {
-	long long end = tap_now_ms() + 1000, v;
+	long long end = tap_now_ms() + 10000, v;
 
 	do {
 		v = hw_counter(wire.dev, name);

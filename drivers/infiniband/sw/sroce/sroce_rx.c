@@ -174,9 +174,30 @@ static void sroce_rx_note_link(struct sk_buff *skb)
 	cb->vlan_id = cb->vlan ? vlan_dev_vlan_id(skb->dev) : 0;
 }
 
-/* Receive hands a packet over; called with a reference on qp. */
+/*
+ * A connected QP's peer speaking to it: a CNP or a CE mark may act on the
+ * QP only then. Anyone on the path can forge the address, but not without
+ * knowing it (and the QPN); a host that is not the peer cannot throttle
+ * the QP or make it send CNPs.
+ */
+static bool sroce_rx_peer_live(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	switch (sroce_qp_state(qp)) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		return !sroce_qp_is_ud(qp) && sroce_rx_from_peer(qp, skb);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Receive hands a packet over (@ce: it met congestion on its way);
+ * called with a reference on qp.
+ */
 static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
-			   bool request)
+			   bool request, bool ce)
 {
 	struct sk_buff_head *fifo = request ? &qp->req_fifo : &qp->resp_fifo;
 	enum ib_qp_state state = sroce_qp_state(qp);
@@ -196,6 +217,11 @@ static void sroce_rx_admit(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
 		kfree_skb(skb);
 		return;
+	}
+	/* Before the admission's mark: the pass that follows sends the CNP. */
+	if (ce && sroce_rx_peer_live(qp, skb)) {
+		atomic64_inc(&qp->cc.ce_rcvd);
+		set_bit(SROCE_CC_CE, &qp->cc.flags);
 	}
 	/*
 	 * The packet leaves the IP stack: a request kept past a gap
@@ -283,18 +309,23 @@ static bool sroce_rx_ce(struct sk_buff *skb)
 /*
  * A CNP names the QP whose packets met congestion: its send task's next
  * pass cuts the rate (sroce_cc.c), unless the device's reaction point is
- * off (then it was only counted). Datagram QPs keep no rate.
+ * off (then it was only counted). Only the QP's peer may slow it (a CNP
+ * from elsewhere is dropped as rx_drop_bad); datagram QPs keep no rate.
  */
-static void sroce_rx_cnp(struct sroce_dev *sdev, const struct sroce_pkt *pkt)
+static void sroce_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
+			 const struct sroce_pkt *pkt)
 {
 	struct sroce_qp *qp;
 
-	if (!READ_ONCE(sdev->cc.rp))
-		return;
 	qp = sroce_rx_qp_get_rcu(sdev, pkt->f.dqpn);
-	if (!qp)
+	if (!qp) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
 		return;
-	if (!sroce_qp_is_ud(qp)) {
+	}
+	if (!sroce_rx_peer_live(qp, skb)) {
+		/* Not from the peer of a connected QP: forged, or stale. */
+		sroce_count(sdev, SROCE_CNT_RX_DROP_BAD, 1);
+	} else if (READ_ONCE(sdev->cc.rp)) {
 		atomic64_inc(&qp->cc.cnp_rcvd);
 		set_bit(SROCE_CC_CNP, &qp->cc.flags);
 		sroce_task_mark(&qp->sq_task);
@@ -347,7 +378,7 @@ static void sroce_rx_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
 				 pkt->len);
 		skb_pull(copy, (const u8 *)pkt->bth - copy->data);
 		skb_trim(copy, pkt->len);
-		sroce_rx_admit(qp, copy, true);
+		sroce_rx_admit(qp, copy, true, false);
 		sroce_rx_qp_put(qp);
 		n++;
 	}
@@ -370,7 +401,7 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 
 	if (info->transport == SROCE_TR_CNP) {
 		sroce_count(sdev, SROCE_CNT_RX_CNP, 1);
-		sroce_rx_cnp(sdev, pkt);
+		sroce_rx_cnp(sdev, skb, pkt);
 		goto drop;
 	}
 	ce = sroce_rx_ce(skb);
@@ -385,15 +416,10 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
 		goto drop;
 	}
-	/* Before the admission's mark: the pass that follows sends the CNP. */
-	if (ce && !sroce_qp_is_ud(qp)) {
-		atomic64_inc(&qp->cc.ce_rcvd);
-		set_bit(SROCE_CC_CE, &qp->cc.flags);
-	}
 	trace_sroce_recv(pkt->f.dqpn, pkt->f.psn, pkt->f.opcode, pkt->len);
 	skb_pull(skb, (const u8 *)pkt->bth - skb->data);
 	skb_trim(skb, pkt->len);
-	sroce_rx_admit(qp, skb, info->flags & SROCE_OPF_REQ);
+	sroce_rx_admit(qp, skb, info->flags & SROCE_OPF_REQ, ce);
 	sroce_rx_qp_put(qp);
 	return;
 drop:
