@@ -113,6 +113,8 @@ for r in $(seq "$RUNS"); do
 
 	modprobe sroce
 	rdma link add sroce0 type sroce netdev eth0
+	# Both ends are sroce: selective repeat offered (sroce-cc.rst).
+	echo 2 > /sys/class/infiniband/sroce0/cc_sel_repeat
 	for l in $LOSSES; do goodput sroce sroce0 "$l"; done
 	rdma link delete sroce0
 	rmmod sroce

@@ -429,7 +429,8 @@ devices_del() {
 # dcqcn_timers: the senders paced at their line rate, and DCQCN's timers
 # for a 40 Mb/s link whose round trip under TCG is milliseconds: alpha
 # decays per ms, the rate climbs per 2 ms, in 5 and 20 Mb/s steps; r
-# sends a QP at most one CNP a millisecond.
+# sends a QP at most one CNP a millisecond. The senders offer selective
+# repeat (all ends are sroce).
 dcqcn_timers() {
 	local i d
 	for i in 1 2 3 4; do
@@ -439,7 +440,8 @@ dcqcn_timers() {
 			echo 2000 > $d/cc_rate_timer_us &&
 			echo 5 > $d/cc_ai_mbps &&
 			echo 20 > $d/cc_hai_mbps &&
-			echo 2 > $d/cc_min_rate_mbps || return 1
+			echo 2 > $d/cc_min_rate_mbps &&
+			echo 2 > $d/cc_sel_repeat || return 1
 	done
 	echo 1000 > $sr/sroce0/cc_cnp_interval_us
 }

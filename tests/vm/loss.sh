@@ -2,10 +2,11 @@
 # loss.sh: loss recovery (Documentation/sroce-cc.rst). Two sroce devices
 # on the two ends of a veth, one end in each of two namespaces, with
 # netem on both ends: 2 ms of delay each way, and 1% random loss or none.
-# 64 KiB WRITEs at 1% loss: with selective repeat (on by default) the
+# 64 KiB WRITEs at 1% loss: with selective repeat (offered with 2) the
 # responder keeps what comes past a gap and the requester resends the
 # missing PSNs alone, so it sends at most 5% more packets than without
-# loss; with cc_sel_repeat 0 at either end, go-back-N. The goodput kept
+# loss; with no end offering it (the default) or with cc_sel_repeat 0 at
+# either end, go-back-N. The goodput kept
 # is reported (make bench compares it). Lost tails (ib_send_lat: every
 # message is one packet) are resent after the measured RTO, not after
 # the local ACK timeout: early resends (on by default), and fewer local
@@ -92,8 +93,8 @@ mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
 is "$(cat $s0/cc_early_rexmit)" 1 "early resends are on by default"
 fails_ok "cc_early_rexmit takes 0 or 1 only" sh -c "echo 2 > $s0/cc_early_rexmit"
-is "$(cat $s0/cc_sel_repeat)" 1 "selective repeat is on by default"
-fails_ok "cc_sel_repeat takes 0 or 1 only" sh -c "echo 2 > $s0/cc_sel_repeat"
+is "$(cat $s0/cc_sel_repeat)" 1 "selective repeat is answered, not offered, by default"
+fails_ok "cc_sel_repeat takes 0, 1 or 2 only" sh -c "echo 3 > $s0/cc_sel_repeat"
 
 # sr A B: cc_sel_repeat A on sroce0 (the requester), B on sroce1.
 sr() {
@@ -139,8 +140,10 @@ clean_pk=$pk
 clean_mb=$mb
 
 run_ok "netem: 2 ms each way and 1% loss" netem delay 2ms loss 1% limit 10000
-# Selective repeat: the responder keeps what comes past a gap and asks
-# for each missing PSN alone; about 1% of the requests go twice.
+# Selective repeat, offered by the requester (2) and answered by the
+# responder (1, the default): the responder keeps what comes past a gap
+# and asks for each missing PSN alone; about 1% of the requests go twice.
+run_ok "sroce0 offers selective repeat" sr 2 1
 counted run_wire "... and 1% loss: selective repeat"
 sr_mb=$mb
 diag "selective repeat: $d_kept requests kept past a gap, $d_sel resent alone, $d_gbn go-back-N restarts"
@@ -148,8 +151,9 @@ ok "$((d_kept > 0 && d_sel > 0))" \
 	"the responder kept requests past gaps ($d_kept) and the requester resent PSNs alone ($d_sel)"
 ok "$((pk * 100 <= clean_pk * 105))" \
 	"at most 5% more packets than without loss ($pk against $clean_pk)"
-# Either end without it: go-back-N, as towards any other peer.
-for ends in "1 0" "0 1"; do
+# Neither end offering it (the default), or either end without it:
+# go-back-N, as towards any other peer.
+for ends in "1 1" "2 0" "0 2"; do
 	# shellcheck disable=SC2086 # two arguments
 	sr $ends
 	counted run_wire "... cc_sel_repeat ${ends% *} on the requester, ${ends#* } on the responder: go-back-N"
@@ -157,7 +161,7 @@ for ends in "1 0" "0 1"; do
 		"... nothing kept, nothing resent alone, $d_gbn go-back-N restarts ($pk packets)"
 done
 gbn_mb=$mb
-sr 1 1
+sr 2 1
 early 0
 run_wire "... selective repeat without early resends"
 off_mb=$mb

@@ -52,8 +52,8 @@ for s in 4096 1048576; do
 		/usr/libexec/sroce/rc_peer -s "$s" -n 3 -t 18
 done
 rdma statistic show link sroce0/1 | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
-# Between two sroce devices a gap is mended by selective repeat
-# (sel_rexmit), what it cannot mend by going back (retransmit).
+# A gap is mended by going back (retransmit), or by selective repeat
+# (sel_rexmit) where a device offers it (cc_sel_repeat 2; not here).
 rtx=$(port_stat sroce0 retransmit)
 sel=$(port_stat sroce0 sel_rexmit)
 ok "$(($((${rtx:-0} + ${sel:-0})) > 0))" "the lossy link made sroce0 resend ($sel PSNs alone, $rtx go-back-N restarts)"

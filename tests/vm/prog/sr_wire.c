@@ -4,29 +4,39 @@
  * sroce_ooo.c) on the wire, against an RC peer this program plays on
  * PEER_IFACE (wire_peer.h). P is the PSN a responder expects.
  *
- * sroce answering, its device's cc_sel_repeat 1, requests with SR: WRITEs
- * at P+2 (past the PSN wrap), P+1, P+2 again get one SR NAK each for P
- * and P+1, nothing else, and do not land; P then makes all three land in
- * PSN order, acknowledged by one ACK for P+2 with SR. A second gap NAKs
- * only the PSNs no NAK asked for yet, and what fills the first of two
- * holes is done alone. ooo_kept counts what was kept. A READ kept past a
- * gap is answered in its turn, its PSNs not NAKed as missing, and the
- * rest of it kept too does not count as a hole still open;
- * 200 kept are all done when the hole fills, 32 NAKs at the most for a
- * hole; a kept WRITE that fails is NAKed in its turn and ends it; what
- * was kept is gone after a reset, and freed with the QP (the sk_buffs
- * come back). Without SR on the requests, and with SR but cc_sel_repeat
- * 0: one NAK without SR for P per gap, what is past it dropped, ACKs
- * without SR; sroce's own requests carry no SR then.
+ * A stranger's SR bits (a peer whose in-sequence requests never carried
+ * it): a WRITE with SR past a gap gets the IBTA's NAK without SR and is
+ * not kept, nor is a READ under R_Key 0 further ahead, which never ends
+ * the QP in ERR; 1023 more with SR past the gap, none kept. sroce's own
+ * requests to such a peer carry no SR with cc_sel_repeat 1, and carry it
+ * once the peer's in-sequence request did.
  *
- * sroce asking, early resends off: its WRITEs carry SR; an SR NAK for a
- * PSN inside one gets that PSN alone again, with AckReq, and completes
- * nothing; one for a PSN not outstanding gets nothing; a NAK without SR
- * goes back N from its PSN and completes what is before it. 256 PSNs are
- * outstanding at the most, 1024 after an ACK with SR, 256 again after one
- * without. Early resends on: an RTO after the last request, the oldest
- * PSN not answered alone, with AckReq; an ACK for just it, and the rest
- * follows; an ACK past it, and only probes of the next PSN follow.
+ * sroce answering a peer whose in-sequence request carried SR, its
+ * device's cc_sel_repeat 1, requests with SR: WRITEs at P+2 (past the PSN
+ * wrap), P+1, P+2 again get one SR NAK each for P and P+1, nothing else,
+ * and do not land; P then makes all three land in PSN order, acknowledged
+ * by one ACK for P+2 with SR. A second gap NAKs only the PSNs no NAK
+ * asked for yet, and what fills the first of two holes is done alone.
+ * ooo_kept counts what was kept. A READ kept past a gap is answered in its
+ * turn, its PSNs not NAKed as missing, and the rest of it kept too does
+ * not count as a hole still open; 200 kept are all done when the hole
+ * fills, 32 NAKs at the most for a hole; a kept WRITE that fails is NAKed
+ * in its turn and ends it; what was kept is gone after a reset, and freed
+ * with the QP (the sk_buffs come back), and what waits past a hole that
+ * sees no progress for 10 s goes by itself (ooo_expired). Without SR on
+ * the requests, and with SR but cc_sel_repeat 0: one NAK without SR for P
+ * per gap, what is past it dropped, ACKs without SR; sroce's own requests
+ * carry no SR then.
+ *
+ * sroce asking, cc_sel_repeat 2 (SR offered to every peer), early resends
+ * off: its WRITEs carry SR; an SR NAK for a PSN inside one gets that PSN
+ * alone again, with AckReq, and completes nothing; one for a PSN not
+ * outstanding gets nothing; a NAK without SR goes back N from its PSN and
+ * completes what is before it. 256 PSNs are outstanding at the most, 1024
+ * after an ACK with SR, 256 again after one without. Early resends on: an
+ * RTO after the last request, the oldest PSN not answered alone, with
+ * AckReq; an ACK for just it, and the rest follows; an ACK past it, and
+ * only probes of the next PSN follow.
  * Prints TAP; exits non-zero if a check (not a TODO) failed.
  */
 #include <stdbool.h>
@@ -53,6 +63,8 @@
 #define OP(x)		SROCE_OPCODE(RC, x)
 #define QUIET		300		/* ms of silence that say "nothing" */
 #define NKEEP		768		/* requests kept past a hole, at once */
+#define NPLANT		1023		/* a stranger's, past a hole */
+#define HELLO		(LEN - WLEN)	/* where the peer's first WRITE goes */
 
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -200,6 +212,36 @@ static long long counter(const char *name)
 	return hw_counter(wire.dev, name);
 }
 
+/*
+ * An RC QP in RTS with a peer that speaks selective repeat: its first
+ * request, at @p - 1, carried SR (to mem + HELLO) and was ACKed with SR,
+ * MSN 1; P = @p is expected next. NULL if that failed (and why).
+ */
+static struct ibv_qp *qp_new_sr(unsigned int p, unsigned int sq)
+{
+	unsigned int p0 = sroce_psn_add(p, SROCE_PSN_MASK);
+	unsigned char pay[WLEN];
+	struct sroce_fields f = {
+		.opcode = OP(WRITE_ONLY), .psn = p0, .ackreq = true, .sr = true,
+		.reth = { .va = (uintptr_t)mem + HELLO, .len = WLEN },
+	};
+	struct ibv_qp *qp = qp_new(p0, sq);
+	const char *err = qp ? NULL : "no QP";
+
+	memset(pay, 0xee, WLEN);
+	f.reth.rkey = mr->rkey;
+	if (!err)
+		err = wire_send(qp, &f, pay, WLEN) ? "send failed" :
+		      aeth_is(p0, ACK_OK, true, 1);
+	if (err) {
+		printf("# the peer's first request with SR: %s\n", err);
+		if (qp)
+			ibv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
 /* Counter @name grew from @from by @by (within 1 s): printed either way. */
 static int grew(const char *name, long long from, long long by)
 {
@@ -212,15 +254,74 @@ static int grew(const char *name, long long from, long long by)
 #define CHECK_ERR(err, fmt, ...) \
 	check(!(err), fmt " (%s)", ##__VA_ARGS__, (err) ? (err) : "ok")
 
+/*
+ * A READ with SR at @p0 + @i under R_Key @rkey, of 4 KiB: what a spoofer
+ * who guessed the window plants to end the QP.
+ */
+static int get_key(struct ibv_qp *qp, unsigned int p0, int i, uint32_t rkey)
+{
+	struct sroce_fields f = {
+		.opcode = OP(READ_REQ), .psn = sroce_psn_add(p0, i),
+		.ackreq = true, .sr = true,
+		.reth = { .va = (uintptr_t)mem, .rkey = rkey, .len = 4096 },
+	};
+
+	return wire_send(qp, &f, NULL, 0);
+}
+
+/*
+ * SR bits from a peer whose in-sequence requests never carried one (or
+ * from a spoofer ahead of the window): the IBTA's responder, nothing kept.
+ */
+static void sr_stranger(void)
+{
+	unsigned int p = 0x900;
+	long long kept0 = counter("ooo_kept");
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	const char *err;
+	int i;
+
+	if (!check(qp != NULL, "stranger: a QP expecting P = %#x", p))
+		return;
+	model_reset();
+	err = put(qp, p, 1, true, true) ? "send failed" :
+	      aeth_is(p, NAK_SEQ, false, 0);
+	CHECK_ERR(err, "stranger: a WRITE with SR at P+1 before any in sequence: the IBTA's NAK for P, without SR");
+	check(!get_key(qp, p, 3, 0) && quiet(),
+	      "stranger: a READ with SR under R_Key 0 at P+3: nothing (the gap was NAKed)");
+	check(wire_qp_in(qp, IBV_QPS_RTS), "stranger: the QP stays in RTS");
+	done(0);
+	err = put_answer(qp, p, 0, false, true, p, ACK_OK, 1);
+	CHECK_ERR(err, "stranger: then P without SR: ACK for P alone, MSN 1");
+	check(quiet(), "stranger: ... nothing else: the planted READ is never done");
+	check(wire_qp_in(qp, IBV_QPS_RTS) && mem_as_model(),
+	      "stranger: the QP in RTS, only P written (not the WRITE at P+1)");
+	/* P+1 expected: a stranger plants at P+2 on. */
+	for (i = 2, err = NULL; i < NPLANT + 2 && !err; i++)
+		if (put(qp, p, i, true, false))
+			err = "send failed";
+	if (!err)
+		err = aeth_is(sroce_psn_add(p, 1), NAK_SEQ, false, 1);
+	CHECK_ERR(err, "stranger: %d WRITEs with SR at P+2 on: one NAK for P+1, without SR",
+		  NPLANT);
+	/* Answered after all of them: the receive FIFO keeps its order. */
+	done(1);
+	err = put_answer(qp, p, 1, false, true, sroce_psn_add(p, 1), ACK_OK, 2);
+	CHECK_ERR(err, "stranger: then P+1: ACK for P+1 alone, MSN 2");
+	check(grew("ooo_kept", kept0, 0) && mem_as_model(),
+	      "stranger: none of them was kept or written");
+	ibv_destroy_qp(qp);
+}
+
 /* SR requests past a gap are kept, NAKed per hole, done in PSN order. */
 static void sr_keeps(void)
 {
 	unsigned int p = 0xfffffe;	/* P+2 is past the PSN wrap */
 	long long kept0 = counter("ooo_kept");
-	struct ibv_qp *qp = qp_new(p, 0x100);
+	struct ibv_qp *qp = qp_new_sr(p, 0x100);
 	const char *err;
 
-	if (!check(qp != NULL, "SR responder: a QP expecting P = %#x", p))
+	if (!check(qp != NULL, "SR responder: a QP expecting P = %#x, its peer's first request with SR ACKed with SR", p))
 		return;
 	model_reset();
 	err = put_answer(qp, p, 2, true, true, p, NAK_SEQ, ~0u);
@@ -236,8 +337,8 @@ static void sr_keeps(void)
 	done(0);
 	done(1);
 	done(2);
-	err = put_answer(qp, p, 0, true, false, sroce_psn_add(p, 2), ACK_OK, 3);
-	CHECK_ERR(err, "WRITE at P with SR: P, P+1, P+2 acknowledged at once, ACK for P+2 with SR, MSN 3");
+	err = put_answer(qp, p, 0, true, false, sroce_psn_add(p, 2), ACK_OK, 4);
+	CHECK_ERR(err, "WRITE at P with SR: P, P+1, P+2 acknowledged at once, ACK for P+2 with SR, MSN 4");
 	check(quiet(), "... that ACK alone");
 	check(mem_as_model(), "all three written, in PSN order");
 	check(grew("ooo_kept", kept0, 2), "ooo_kept counts the two kept");
@@ -253,16 +354,16 @@ static void sr_keeps(void)
 	check(!put(qp, p, 6, true, false) && quiet(),
 	      "then P+6: kept, no NAK");
 	done(3);
-	err = put_answer(qp, p, 3, true, true, sroce_psn_add(p, 3), ACK_OK, 4);
-	CHECK_ERR(err, "then P+3 with AckReq: ACK for P+3 with SR, MSN 4");
+	err = put_answer(qp, p, 3, true, true, sroce_psn_add(p, 3), ACK_OK, 5);
+	CHECK_ERR(err, "then P+3 with AckReq: ACK for P+3 with SR, MSN 5");
 	check(quiet() && mem_as_model(),
 	      "... nothing more: P+5 to P+7 wait for P+4, unwritten");
 	done(4);
 	done(5);
 	done(6);
 	done(7);
-	err = put_answer(qp, p, 4, true, false, sroce_psn_add(p, 7), ACK_OK, 8);
-	CHECK_ERR(err, "then P+4: P+4 to P+7 done, ACK for P+7 with SR, MSN 8");
+	err = put_answer(qp, p, 4, true, false, sroce_psn_add(p, 7), ACK_OK, 9);
+	CHECK_ERR(err, "then P+4: P+4 to P+7 done, ACK for P+7 with SR, MSN 9");
 	check(mem_as_model(), "P+3 to P+7 written in PSN order");
 	check(grew("ooo_kept", kept0, 5), "ooo_kept counts the three kept since");
 	ibv_destroy_qp(qp);
@@ -337,7 +438,7 @@ static const char *req_is(int opcode, unsigned int psn, bool sr, int ackreq,
 	const struct sroce_fields *f = &rq.pkt.f;
 	int same;
 
-	if (!wire_recv(&rq, 2000))
+	if (!wire_recv(&rq, 10000))
 		return "nothing came";
 	same = rq.pkt.pay_len == len &&
 	       !memcmp(rq.pkt.bth + rq.pkt.pay_off, src + off, len);
@@ -520,6 +621,31 @@ static void window(void)
 	ibv_destroy_qp(qp);
 }
 
+/*
+ * With cc_sel_repeat 1, sroce's requests carry no SR to a peer that never
+ * sent one, and carry it once the peer's in-sequence request did.
+ */
+static void asking_stranger(void)
+{
+	unsigned int sq = 0xc1, rq = 0x100;
+	struct ibv_qp *qp = qp_new(rq, sq);
+	const char *err;
+
+	if (!check(qp != NULL, "cc_sel_repeat 1: a QP that asks a stranger"))
+		return;
+	err = four_requests(qp, 21, sq, false);
+	CHECK_ERR(err, "cc_sel_repeat 1: to a peer that never sent SR, sroce's requests carry no SR");
+	check(!answer(qp, sq + 3, ACK_OK, false) && wcs_ok(21, 2),
+	      "cc_sel_repeat 1: an ACK completes them");
+	err = put_answer(qp, rq, 0, true, true, rq, ACK_OK, 1);
+	CHECK_ERR(err, "cc_sel_repeat 1: the peer's in-sequence WRITE with SR: ACKed with SR");
+	err = four_requests(qp, 23, sq + 4, true);
+	CHECK_ERR(err, "cc_sel_repeat 1: then sroce's requests carry SR");
+	check(!answer(qp, sq + 7, ACK_OK, true) && wcs_ok(23, 2),
+	      "cc_sel_repeat 1: an ACK completes them");
+	ibv_destroy_qp(qp);
+}
+
 /* With cc_sel_repeat 0, sroce's requests carry no SR. */
 static void asking_plain(void)
 {
@@ -649,7 +775,7 @@ static const char *resp_is(int opcode, unsigned int psn, unsigned int msn,
 	const struct sroce_fields *f = &g.pkt.f;
 	bool aeth = opcode != OP(READ_RESP_MIDDLE);
 
-	if (!wire_recv(&g, 2000))
+	if (!wire_recv(&g, 10000))
 		return "nothing came";
 	if (f->opcode != opcode || f->psn != psn ||
 	    (aeth && (f->aeth.syndrome != ACK_OK || f->aeth.msn != msn)) ||
@@ -695,7 +821,7 @@ static void read_area(void)
 static void kept_read(void)
 {
 	unsigned int p = 0x500;
-	struct ibv_qp *qp = qp_new(p, 0x100);
+	struct ibv_qp *qp = qp_new_sr(p, 0x100);
 	const char *err;
 
 	if (!check(qp != NULL, "kept READ: a QP"))
@@ -709,16 +835,16 @@ static void kept_read(void)
 	done(0);
 	done(5);
 	err = put(qp, p, 0, true, false) ? "send failed" :
-	      resp_is(OP(READ_RESP_FIRST), p + 1, 2, 1024);
+	      resp_is(OP(READ_RESP_FIRST), p + 1, 3, 1024);
 	if (!err)
 		err = resp_is(OP(READ_RESP_MIDDLE), p + 2, 0, 2048);
 	if (!err)
 		err = resp_is(OP(READ_RESP_MIDDLE), p + 3, 0, 3072);
 	if (!err)
-		err = resp_is(OP(READ_RESP_LAST), p + 4, 2, 4096);
+		err = resp_is(OP(READ_RESP_LAST), p + 4, 3, 4096);
 	if (!err)
-		err = aeth_is(p + 5, ACK_OK, true, 3);
-	CHECK_ERR(err, "kept READ: then P: the READ answered at P+1 to P+4, then an ACK for P+5, MSN 3");
+		err = aeth_is(p + 5, ACK_OK, true, 4);
+	CHECK_ERR(err, "kept READ: then P: the READ answered at P+1 to P+4, then an ACK for P+5, MSN 4");
 	check(quiet() && mem_as_model(),
 	      "kept READ: ... nothing else; P and P+5 written");
 	ibv_destroy_qp(qp);
@@ -734,7 +860,7 @@ static void kept_read(void)
 static void kept_stale(void)
 {
 	unsigned int p = 0x700, i;
-	struct ibv_qp *qp = qp_new(p, 0x100);
+	struct ibv_qp *qp = qp_new_sr(p, 0x100);
 	const char *err = NULL;
 	struct wire_got g;
 	int acked = 0, none;
@@ -786,7 +912,7 @@ static void kept_stale(void)
 static void kept_many(void)
 {
 	unsigned int p = 0x600, top = p - 1, n = 200;
-	struct ibv_qp *qp = qp_new(p, 0x100);
+	struct ibv_qp *qp = qp_new_sr(p, 0x100);
 	const char *err = NULL;
 	struct wire_got g;
 	int i;
@@ -828,7 +954,7 @@ static void kept_many(void)
 static void kept_fails(void)
 {
 	unsigned int p = 0x400;
-	struct ibv_qp *qp = qp_new(p, 0x100);
+	struct ibv_qp *qp = qp_new_sr(p, 0x100);
 	const char *err;
 	struct wire_got g;
 
@@ -843,8 +969,8 @@ static void kept_fails(void)
 	done(0);
 	err = put(qp, p, 0, true, false) ? "send failed" :
 	      wire_expect(&g, OP(ACK), sroce_psn_add(p, 1),
-			  SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS, 1, -1);
-	CHECK_ERR(err, "kept and failing: P: done, then P+1's turn: a Remote Access NAK for P+1, MSN 1");
+			  SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS, 2, -1);
+	CHECK_ERR(err, "kept and failing: P: done, then P+1's turn: a Remote Access NAK for P+1, MSN 2");
 	check(quiet() && wire_qp_in(qp, IBV_QPS_ERR) &&
 	      mem_as_model(),
 	      "kept and failing: ... nothing else, the QP in ERR, only P written");
@@ -856,7 +982,7 @@ static void kept_freed(void)
 {
 	unsigned int p = 0x300;
 	long long kept0, a, b, c, end;
-	struct ibv_qp *qp = qp_new(p, 0x100);
+	struct ibv_qp *qp = qp_new_sr(p, 0x100);
 	const char *err;
 	int i;
 
@@ -876,7 +1002,7 @@ static void kept_freed(void)
 	      "kept and reset: ... the P+1 kept before the reset never lands");
 	ibv_destroy_qp(qp);
 
-	qp = qp_new(p, 0x100);
+	qp = qp_new_sr(p, 0x100);
 	if (!check(qp != NULL, "kept and destroyed: a QP"))
 		return;
 	kept0 = counter("ooo_kept");
@@ -912,6 +1038,48 @@ static void kept_freed(void)
 	      c - a);
 }
 
+/*
+ * What is kept past a hole that never fills goes by itself after 10 s
+ * without progress at the expected PSN (SROCE_OOO_AGE): a peer, or
+ * whoever guessed its window, holds nothing for long.
+ */
+static void kept_expire(void)
+{
+	unsigned int p = 0xa00, n = 100, i;
+	long long kept0 = counter("ooo_kept"), exp0 = counter("ooo_expired");
+	long long v = exp0, end;
+	struct ibv_qp *qp = qp_new_sr(p, 0x100);
+	const char *err = NULL;
+
+	if (!check(qp != NULL, "kept and aged: a QP"))
+		return;
+	model_reset();
+	for (i = 1; i <= n && !err; i++)
+		if (put(qp, p, i, true, false))
+			err = "send failed";
+	if (!err)
+		err = aeth_is(p, NAK_SEQ, true, ~0u);
+	CHECK_ERR(err, "kept and aged: %u WRITEs at P+1 on with SR: an SR NAK for P", n);
+	check(grew("ooo_kept", kept0, n), "kept and aged: all %u kept", n);
+	end = tap_now_ms() + 60000;
+	while (v < exp0 + n && tap_now_ms() < end) {
+		usleep(200000);
+		v = counter("ooo_expired");
+	}
+	check(v == exp0 + n, "kept and aged: within 60 s, ooo_expired counts the %u gone (%+lld)",
+	      n, v - exp0);
+	/* Whatever came meanwhile is not the answer looked for next. */
+	end = tap_now_ms() + 10000;
+	while (!quiet() && tap_now_ms() < end)
+		;
+	done(0);
+	err = put_answer(qp, p, 0, true, true, p, ACK_OK, 2);
+	CHECK_ERR(err, "kept and aged: then P: ACK for P alone, MSN 2");
+	check(quiet() && mem_as_model(),
+	      "kept and aged: ... nothing else; what aged out never lands");
+	ibv_destroy_qp(qp);
+}
+
 int main(int argc, char **argv)
 {
 	int sel, early, i;
@@ -938,20 +1106,25 @@ int main(int argc, char **argv)
 		   early))
 		return tap_done();
 
+	sr_stranger();
 	sr_keeps();
 	ibta_gap("requests without SR", false);
 	check(knob("sel_repeat", 0) == 1, "cc_sel_repeat set to 0");
 	ibta_gap("cc_sel_repeat 0, requests with SR", true);
 	asking_plain();
 	check(knob("sel_repeat", 1) == 0, "cc_sel_repeat back to 1");
+	asking_stranger();
+	check(knob("sel_repeat", 2) == 1, "cc_sel_repeat set to 2: SR offered to every peer");
 	asking();
 	window();
 	probing();
+	check(knob("sel_repeat", 1) == 2, "cc_sel_repeat back to 1");
 	kept_read();
 	kept_stale();
 	kept_many();
 	kept_fails();
 	kept_freed();
+	kept_expire();
 
 	check(knob("early_rexmit", early) >= 0, "cc_early_rexmit back to %d",
 	      early);

@@ -63,8 +63,19 @@ struct sroce_cc_params {
 	u32 pace_line;
 	/* Loss recovery: resend after a measured RTO, uncharged (rtt.h). */
 	u32 early_rexmit;
-	/* Selective repeat with sroce peers that announce it (sroce_ooo.c). */
+	/* Selective repeat (sroce_ooo.c): enum sroce_sr_mode. */
 	u32 sel_repeat;
+};
+
+/*
+ * Selective repeat's bit is reserved in the IBTA's BTH: it goes out only
+ * to a peer that has shown it speaks it, unless the administrator says
+ * every peer does.
+ */
+enum sroce_sr_mode {
+	SROCE_SR_OFF,		/* never: the IBTA's go-back-N */
+	SROCE_SR_ANSWER,	/* with a peer whose requests carry the bit */
+	SROCE_SR_OFFER,		/* ... and announce it to every peer */
 };
 
 /* One QP's reaction point; times in ns of one monotonic clock. */

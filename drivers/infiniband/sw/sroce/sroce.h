@@ -83,6 +83,8 @@ struct sroce_dev {
 	struct sroce_counters __percpu *counters;
 	/* Congestion control's parameters (sroce_cc.c), in sysfs cc_*. */
 	struct sroce_cc_params cc;
+	/* Bytes (truesize) of requests kept past gaps (sroce_ooo.c). */
+	atomic_long_t ooo_bytes;
 	/* sroce/<name> in debugfs, from registration (sroce_debugfs.c) */
 	struct dentry *debugfs;
 	/* The UDP port in the netdev's namespace (sroce_sock.c). */

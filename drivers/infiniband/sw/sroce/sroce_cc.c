@@ -43,7 +43,7 @@ void sroce_cc_params_init(struct sroce_cc_params *p)
 	p->pace_line = 0;
 	/* An early resend probes with one packet before it goes back. */
 	p->early_rexmit = 1;
-	p->sel_repeat = 1;
+	p->sel_repeat = SROCE_SR_ANSWER;
 }
 
 /* A CNP to the peer of @qp (Annex A17.9: BTH with BECN, 16 zero bytes). */

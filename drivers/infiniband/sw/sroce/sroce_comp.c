@@ -269,10 +269,11 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 
 	switch (syn & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
-		qp->comp.peer_sr = pkt->f.sr;
 		sroce_comp_ack_before(qp, sroce_psn_add(psn, 1));
 		if (qp->comp.psn == old)
 			return;
+		/* Only an ACK that acknowledges something new says it. */
+		qp->comp.peer_sr = pkt->f.sr && qp->req.sr_sent;
 		/*
 		 * The probe answered and nothing past it: the responder had
 		 * dropped the rest, which goes again now. An answer past it
@@ -295,9 +296,10 @@ static void sroce_comp_aeth(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		/*
 		 * Selective repeat's NAK (sroce_ooo.c) asks for its PSN alone
 		 * and acknowledges nothing. Only a responder this requester
-		 * announced it to sends one, whatever the device says now.
+		 * announced it to since RESET sends one, whatever the device
+		 * says now; from any other, the bit is reserved and ignored.
 		 */
-		if (pkt->f.sr &&
+		if (pkt->f.sr && qp->req.sr_sent &&
 		    (syn & SROCE_AETH_VALUE_MASK) == SROCE_NAK_PSN_SEQ) {
 			sroce_count(qp->sdev, SROCE_CNT_SEQ_NAK_RCVD, 1);
 			if (qp->comp.rnr_wait)

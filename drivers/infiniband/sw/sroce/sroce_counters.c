@@ -41,6 +41,8 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_RETRANSMIT] = { .name = "retransmit" },
 	[SROCE_CNT_SEL_REXMIT] = { .name = "sel_rexmit" },
 	[SROCE_CNT_OOO_KEPT] = { .name = "ooo_kept" },
+	[SROCE_CNT_OOO_REFUSED] = { .name = "ooo_refused" },
+	[SROCE_CNT_OOO_EXPIRED] = { .name = "ooo_expired" },
 	[SROCE_CNT_ERR_NAK_SENT] = { .name = "err_nak_sent" },
 	[SROCE_CNT_DISPATCHES] = { .name = "dispatches" },
 	[SROCE_CNT_PASSES] = { .name = "passes" },

@@ -46,6 +46,8 @@ enum sroce_counter {
 	SROCE_CNT_RETRANSMIT,		/* go-back-N restarts */
 	SROCE_CNT_SEL_REXMIT,		/* single PSNs resent for a selective NAK */
 	SROCE_CNT_OOO_KEPT,		/* requests kept past a gap (sroce_ooo.c) */
+	SROCE_CNT_OOO_REFUSED,		/* ... not kept: the device holds its most */
+	SROCE_CNT_OOO_EXPIRED,		/* ... dropped unused after SROCE_OOO_AGE */
 	SROCE_CNT_ERR_NAK_SENT,		/* access/invalid request/op NAKs */
 	/* The NIC model (Documentation/sroce-observe.rst): where it stalls. */
 	SROCE_CNT_DISPATCHES,		/* turns of a QP's engines (runs) */

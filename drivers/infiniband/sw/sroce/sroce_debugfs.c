@@ -75,6 +75,7 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 	seq_printf(m, "expected_psn\t%u\n", READ_ONCE(qp->resp.psn));
 	/* Selective repeat (sroce_ooo.c): the peer does it, requests kept. */
 	seq_printf(m, "peer_sr\t%u\n", READ_ONCE(qp->comp.peer_sr));
+	seq_printf(m, "peer_sr_req\t%u\n", READ_ONCE(qp->sr_peer));
 	seq_printf(m, "ooo_held\t%u\n", READ_ONCE(qp->resp.ooo_n));
 	seq_printf(m, "sq_outstanding\t%u\n", READ_ONCE(qp->req.fetched) - head);
 	seq_printf(m, "sq_unsent\t%u\n", READ_ONCE(qp->req.fetched) -

@@ -4,8 +4,10 @@
  * drops every request past a gap in the PSNs and NAKs the gap once; the
  * requester then sends everything from there again (go-back-N), about a
  * round trip of packets per loss. Between two sroce QPs, where the
- * requests carry SROCE_BTH_SR and the responder's device has
- * cc_sel_repeat on, the responder keeps those requests instead. Each PSN
+ * requests carry SROCE_BTH_SR (sroce_qp_sr_offer(): cc_sel_repeat 2 on
+ * the requester's device, or 1 once the peer's requests carried it) and
+ * the responder's device has cc_sel_repeat on, the responder keeps those
+ * requests instead. Each PSN
  * missing before one it keeps gets a PSN sequence NAK with SROCE_BTH_SR
  * set, as soon as the hole shows: such a NAK asks for that PSN alone and,
  * unlike the IBTA's, acknowledges nothing (holes before it may still be
@@ -15,12 +17,20 @@
  * lost with no request behind it, and a lost resend, are the early
  * resend's to find (sroce_comp.c).
  *
- * The responder's ACKs carry SROCE_BTH_SR too, while the requests do
- * and the device has it on: the requester's window then grows to
+ * The responder's ACKs carry SROCE_BTH_SR too, while the peer's requests
+ * do and the device has it on: the requester's window then grows to
  * SROCE_SR_INFLIGHT, as a gap no longer costs the window. One slot per
  * PSN of it, by PSN: a request further ahead is dropped as without
- * selective repeat. A peer that lies can hold at most a window of
- * packets per QP, until the QP leaves RTS or is reset.
+ * selective repeat.
+ *
+ * The wire is hostile. Whether the peer speaks selective repeat is learnt
+ * from its in-sequence requests only (sroce_ooo_learn()), never from one
+ * ahead of the expected PSN, which anyone who guessed the window could
+ * send; until then a packet past a gap is the IBTA's: NAKed and dropped.
+ * What a peer makes us hold is bounded: a window of packets per QP,
+ * SROCE_OOO_DEV_BYTES of them per device (ooo_refused counts what that
+ * turns away), and for SROCE_OOO_AGE without progress at the expected PSN
+ * (then they go, counted in ooo_expired; the requester still has them).
  */
 #include "sroce.h"
 #include "sroce_ooo.h"
@@ -34,6 +44,13 @@
  * resend's to mend.
  */
 #define SROCE_OOO_NAKS		SROCE_RESEND_ONE_MAX
+/*
+ * The bytes (truesize) all QPs of a device may hold past gaps: 64 windows
+ * of full 1 KiB packets, some 16 of 4 KiB ones.
+ */
+#define SROCE_OOO_DEV_BYTES	(64UL << 20)
+/* How long kept requests may wait without progress at the expected PSN. */
+#define SROCE_OOO_AGE		(10 * HZ)
 
 static u32 sroce_ooo_psn(const struct sk_buff *skb)
 {
@@ -44,6 +61,35 @@ static u32 sroce_ooo_psn(const struct sk_buff *skb)
 static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn)
 {
 	return &qp->resp.ooo[psn % SROCE_OOO_SLOTS];
+}
+
+/* Forget the request kept in @slot. */
+static void sroce_ooo_drop(struct sroce_qp *qp, struct sk_buff **slot)
+{
+	atomic_long_sub((*slot)->truesize, &qp->sdev->ooo_bytes);
+	kfree_skb(*slot);
+	*slot = NULL;
+	qp->resp.ooo_n--;
+}
+
+/* May the device hold @skb past a gap? If so, it is charged to it. */
+static bool sroce_ooo_charge(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	atomic_long_t *held = &qp->sdev->ooo_bytes;
+
+	if (atomic_long_add_return(skb->truesize, held) <= SROCE_OOO_DEV_BYTES)
+		return true;
+	atomic_long_sub(skb->truesize, held);
+	sroce_count(qp->sdev, SROCE_CNT_OOO_REFUSED, 1);
+	return false;
+}
+
+/* The expected PSN moved, or a first request is kept: the age restarts. */
+static void sroce_ooo_progress(struct sroce_qp *qp)
+{
+	qp->resp.ooo_since = jiffies;
+	if (!timer_pending(&qp->resp.ooo_age.timer))
+		mod_timer(&qp->resp.ooo_age.timer, jiffies + SROCE_OOO_AGE);
 }
 
 /* Ask for each PSN from @from up to @psn, not included, alone. */
@@ -90,9 +136,10 @@ enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
 		if (sroce_ooo_psn(*slot) == psn)
 			return SROCE_OOO_HAD;
 		/* One the expected PSN passed (a READ's PSNs): never taken. */
-		kfree_skb(*slot);
-		qp->resp.ooo_n--;
+		sroce_ooo_drop(qp, slot);
 	}
+	if (!sroce_ooo_charge(qp, skb))
+		return SROCE_OOO_NO;
 	/*
 	 * All that is kept behind the expected PSN (in the PSNs of a READ
 	 * done since) will never be taken: a new gap opens at the expected
@@ -102,6 +149,7 @@ enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
 	    sroce_psn_before(qp->resp.ooo_top, qp->resp.psn))
 		sroce_ooo_purge(qp);
 	if (!qp->resp.ooo_n) {
+		sroce_ooo_progress(qp);
 		sroce_ooo_nak_hole(qp, qp->resp.psn, psn);
 		qp->resp.ooo_top = sroce_psn_add(psn, npsn - 1);
 	} else if (sroce_psn_before(qp->resp.ooo_top, psn)) {
@@ -125,12 +173,15 @@ struct sk_buff *sroce_ooo_take(struct sroce_qp *qp)
 	skb = *slot;
 	if (!skb)
 		return NULL;
+	if (sroce_ooo_psn(skb) != qp->resp.psn) {
+		sroce_ooo_drop(qp, slot);
+		return NULL;
+	}
 	*slot = NULL;
 	qp->resp.ooo_n--;
-	if (sroce_ooo_psn(skb) == qp->resp.psn)
-		return skb;
-	kfree_skb(skb);
-	return NULL;
+	atomic_long_sub(skb->truesize, &qp->sdev->ooo_bytes);
+	sroce_ooo_progress(qp);
+	return skb;
 }
 
 /* Forget every request kept: they will come again, or never matter. */
@@ -138,13 +189,52 @@ void sroce_ooo_purge(struct sroce_qp *qp)
 {
 	u32 i;
 
-	for (i = 0; qp->resp.ooo_n && i < SROCE_OOO_SLOTS; i++) {
-		if (qp->resp.ooo[i]) {
-			kfree_skb(qp->resp.ooo[i]);
-			qp->resp.ooo[i] = NULL;
-			qp->resp.ooo_n--;
-		}
+	for (i = 0; qp->resp.ooo_n && i < SROCE_OOO_SLOTS; i++)
+		if (qp->resp.ooo[i])
+			sroce_ooo_drop(qp, &qp->resp.ooo[i]);
+}
+
+/*
+ * The request at the expected PSN has come: whether it carries selective
+ * repeat's bit (@sr) says whether the peer speaks it, for the responder
+ * and for the requester's own requests (sroce_qp_sr_offer()).
+ */
+void sroce_ooo_learn(struct sroce_qp *qp, bool sr)
+{
+	sr = sr && READ_ONCE(qp->sdev->cc.sel_repeat) != SROCE_SR_OFF;
+	qp->resp.sr = sr;
+	if (READ_ONCE(qp->sr_peer) != sr)
+		WRITE_ONCE(qp->sr_peer, sr);
+}
+
+/*
+ * The responder's pass, when the age timer fired: what was kept goes if
+ * the expected PSN has not moved for SROCE_OOO_AGE, else the timer waits
+ * for the rest of that time.
+ */
+void sroce_ooo_age(struct sroce_qp *qp)
+{
+	unsigned long end = qp->resp.ooo_since + SROCE_OOO_AGE;
+	u32 n = qp->resp.ooo_n;
+
+	if (!READ_ONCE(qp->resp.ooo_age.fired))
+		return;
+	WRITE_ONCE(qp->resp.ooo_age.fired, false);
+	if (!n)
+		return;
+	if (time_before(jiffies, end)) {
+		mod_timer(&qp->resp.ooo_age.timer, end);
+		return;
 	}
+	sroce_ooo_purge(qp);
+	sroce_count(qp->sdev, SROCE_CNT_OOO_EXPIRED, n);
+}
+
+/* The engines are stopped: no age timer runs on return. Process context. */
+void sroce_ooo_stop(struct sroce_qp *qp)
+{
+	del_timer_sync(&qp->resp.ooo_age.timer);
+	WRITE_ONCE(qp->resp.ooo_age.fired, false);
 }
 
 void sroce_ooo_free(struct sroce_qp *qp)

@@ -16,6 +16,9 @@ enum sroce_ooo_res {
 enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
 				    u32 psn, u32 d, u32 npsn);
 struct sk_buff *sroce_ooo_take(struct sroce_qp *qp);
+void sroce_ooo_learn(struct sroce_qp *qp, bool sr);
+void sroce_ooo_age(struct sroce_qp *qp);
+void sroce_ooo_stop(struct sroce_qp *qp);
 void sroce_ooo_purge(struct sroce_qp *qp);
 void sroce_ooo_free(struct sroce_qp *qp);
 

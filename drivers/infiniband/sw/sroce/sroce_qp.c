@@ -187,6 +187,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	sroce_wake_timer_init(&qp->comp.ack, &qp->sq_task);
 	sroce_wake_timer_init(&qp->comp.rnr, &qp->sq_task);
 	sroce_wake_timer_init(&qp->comp.rto, &qp->sq_task);
+	sroce_wake_timer_init(&qp->resp.ooo_age, &qp->rq_task);
 
 	ret = dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT);
 	if (ret)

@@ -172,6 +172,12 @@ struct sroce_qp {
 	struct dst_cache dst_cache;	/* the route to av's peer, per CPU */
 	u32 mtu;		/* path MTU in bytes */
 	bool sqd_notify;
+	/*
+	 * The peer's requests carry selective repeat's bit, as its last
+	 * in-sequence one showed: the responder writes it, the requester
+	 * reads it (sroce_ooo.c, sroce_req_sr()). READ_ONCE/WRITE_ONCE.
+	 */
+	bool sr_peer;
 
 	/*
 	 * Who runs the engines next: the completer and requester, and the
@@ -210,6 +216,8 @@ struct sroce_qp {
 		u32 psn;	/* next PSN to send */
 		bool idle;	/* SROCE_SQ_IDLE is set in the ring */
 		bool failed;	/* a WQE failed locally: send nothing more */
+		/* A request with selective repeat's bit left since RESET. */
+		bool sr_sent;
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
 		/*
 		 * Packets to send again alone, oldest first, before anything
@@ -285,7 +293,11 @@ struct sroce_qp {
 		u32 ooo_naks;	/* NAKs sent while the expected PSN ... */
 		u32 ooo_nak_psn; /* ... was this one */
 		bool from_ooo;
-		bool sr;	/* the last request announced it, and we do */
+		unsigned long ooo_since;	/* jiffies of the last progress */
+		/* Drops what was kept once it is SROCE_OOO_AGE old. */
+		struct sroce_wake_timer ooo_age;
+		/* The peer's last in-sequence request had SR, and we do it. */
+		bool sr;
 		bool comm_est;
 		bool last_wqe;	/* QP_LAST_WQE_REACHED raised in this ERR */
 		/*
@@ -334,6 +346,18 @@ static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 static inline bool sroce_qp_acked(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+/*
+ * Do this QP's requests carry selective repeat's bit? Only to a peer whose
+ * own in-sequence requests did, unless the device offers it to all.
+ */
+static inline bool sroce_qp_sr_offer(struct sroce_qp *qp)
+{
+	u32 mode = READ_ONCE(qp->sdev->cc.sel_repeat);
+
+	return mode == SROCE_SR_OFFER ||
+	       (mode == SROCE_SR_ANSWER && READ_ONCE(qp->sr_peer));
 }
 
 static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)

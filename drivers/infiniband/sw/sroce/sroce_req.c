@@ -330,7 +330,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s,
 		.dqpn = qp->attr.dest_qp_num,
 		.ackreq = true,
 		/* Selective repeat, announced (sroce_ooo.c). */
-		.sr = READ_ONCE(qp->sdev->cc.sel_repeat),
+		.sr = sroce_qp_sr_offer(qp),
 	};
 	u32 mtu = qp->mtu, pay = 0;
 	bool first, last;
@@ -408,6 +408,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s,
 	ret = sroce_tx(qp, &f, pay, sroce_req_fill, &g);
 	if (ret)
 		return ret;
+	qp->req.sr_sent |= f.sr;
 	if (f.ackreq)
 		sroce_comp_ackreq_sent(qp, f.psn);
 	if (qp->req.off < s->length)

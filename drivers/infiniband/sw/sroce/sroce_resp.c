@@ -652,8 +652,15 @@ static bool sroce_resp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_resp_uc_packet(qp, &pkt, perr);
 		return false;
 	}
-	qp->resp.sr = pkt.f.sr && READ_ONCE(qp->sdev->cc.sel_repeat);
 	d = sroce_psn_diff(pkt.f.psn, qp->resp.psn);
+	/*
+	 * Whether the peer speaks selective repeat is learnt from the
+	 * request it must send next only: a packet ahead of it may come
+	 * from anyone who guessed the window, and must not switch on what
+	 * keeps it.
+	 */
+	if (!d)
+		sroce_ooo_learn(qp, pkt.f.sr);
 	if (d < 0) {
 		sroce_resp_duplicate(qp, &pkt);
 		return false;
@@ -726,6 +733,7 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 {
 	struct sk_buff *skb;
 
+	sroce_ooo_age(qp);
 	while (*budget > 0 && sroce_qp_state(qp) != IB_QPS_ERR) {
 		if (qp->resp.inv_mr && !sroce_resp_inv_end(qp))
 			break;
@@ -817,6 +825,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	}
 	qp->resp.msn = 0;
 	qp->resp.sr = false;
+	WRITE_ONCE(qp->sr_peer, false);
 	qp->resp.nak_sent = false;
 	sroce_ooo_purge(qp);
 	qp->resp.ack_pending = false;

@@ -84,7 +84,7 @@ SROCE_CC_ATTR(ai_mbps, 0, 400000);
 SROCE_CC_ATTR(hai_mbps, 0, 400000);
 SROCE_CC_ATTR(pace_line, 0, 1);
 SROCE_CC_ATTR(early_rexmit, 0, 1);
-SROCE_CC_ATTR(sel_repeat, 0, 1);
+SROCE_CC_ATTR(sel_repeat, SROCE_SR_OFF, SROCE_SR_OFFER);
 
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,

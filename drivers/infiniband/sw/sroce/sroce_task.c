@@ -24,6 +24,7 @@
 #include <linux/wait_bit.h>
 
 #include "sroce.h"
+#include "sroce_ooo.h"
 #include "sroce_qp.h"
 #include "sroce_task.h"
 
@@ -326,6 +327,7 @@ void sroce_task_stop(struct sroce_qp *qp)
 	sroce_tasks_pause(qp);
 	/* A timer that fires now marks, nothing more. */
 	sroce_comp_stop(qp);
+	sroce_ooo_stop(qp);
 	hrtimer_cancel(&qp->cc.rp.pace);
 	/* A worker that handed over may still be on its way out. */
 	flush_work(&qp->rq_task.work);
