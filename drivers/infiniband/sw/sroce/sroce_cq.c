@@ -57,6 +57,14 @@ static void sroce_cq_irq(void *arg)
 {
 	struct sroce_cq *cq = arg;
 
+	/*
+	 * The csd was released before this call: a poster may queue it
+	 * again. Pairs with the test_and_set_bit() in sroce_cq_interrupt():
+	 * a poster that saw the bit still set wrote its CQE before it, and
+	 * the handler, after the clear, sees that CQE.
+	 */
+	clear_bit(0, &cq->irq_queued);
+	smp_mb__after_atomic();
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	/* The last access: destroy may free the CQ from here on. */
 	atomic_dec_return_release(&cq->irq_inflight);
@@ -88,8 +96,11 @@ static int sroce_cq_irq_cpu(struct sroce_cq *cq, int this)
  * MSI-X vector is, on another CPU (sroce_cq_irq_cpu()), so its handler
  * works through its queue in parallel with whoever produces it; any other
  * is taken here, with no wake-up of another CPU. A call still queued
- * (-EBUSY) covers this one, as an interrupt not yet taken; a CPU that
- * went offline meanwhile (-ENXIO) leaves it to this one.
+ * covers this one, as an interrupt not yet taken: posters on several
+ * CPUs (cq->lock is dropped before this) race for irq_queued, and only
+ * the winner may hand irq_csd to smp_call_function_single_async(),
+ * whose contract wants its callers serialised. A CPU that went offline
+ * meanwhile (-ENXIO) leaves it to this one.
  */
 static void sroce_cq_interrupt(struct sroce_cq *cq, bool steer)
 {
@@ -97,11 +108,17 @@ static void sroce_cq_interrupt(struct sroce_cq *cq, bool steer)
 
 	if (steer) {
 		cpu = sroce_cq_irq_cpu(cq, get_cpu());
+		if (cpu < nr_cpu_ids && test_and_set_bit(0, &cq->irq_queued)) {
+			put_cpu();
+			return;
+		}
 		if (cpu < nr_cpu_ids) {
 			atomic_inc(&cq->irq_inflight);
 			ret = smp_call_function_single_async(cpu, &cq->irq_csd);
-			if (ret)
+			if (ret) {
 				atomic_dec(&cq->irq_inflight);
+				clear_bit(0, &cq->irq_queued);
+			}
 			if (ret != -ENXIO) {
 				put_cpu();
 				return;
@@ -142,6 +159,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->is_user = !!udata;
 	cq->stamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	INIT_CSD(&cq->irq_csd, sroce_cq_irq, cq);
+	cq->irq_queued = 0;
 	atomic_set(&cq->irq_inflight, 0);
 	ret = sroce_cq_alloc_ring(&cq->q, entries, udata);
 	if (ret)

@@ -35,11 +35,14 @@ struct sroce_cq {
 	/*
 	 * A kernel CQ's interrupt: the completion handler runs on its
 	 * vector's CPU (sroce_cq_interrupt()); irq_inflight counts the
-	 * calls queued and not yet returned, for destroy to wait on.
+	 * calls queued and not yet returned, for destroy to wait on;
+	 * irq_queued (bit 0) owns irq_csd from the queueing of a call to
+	 * the start of its handler, so that only one poster queues it.
 	 * Under lock: the CQEs since the last interrupt, and the count of
 	 * interrupts that would not go to the vector's CPU.
 	 */
 	call_single_data_t irq_csd;
+	unsigned long irq_queued;
 	atomic_t irq_inflight;
 	u32 irq_cqes;
 	u32 irq_probe;
