@@ -153,8 +153,15 @@ struct sroce_mr {
 	refcount_t ref;
 	/* Fast-reg: accesses past the gate (copies) not yet ended. */
 	atomic_t copies;
-	/* Under lock: invalidated, with copies under the old key running. */
+	/*
+	 * Under lock: invalidated, with copies under the old key running;
+	 * and how many invalidations wait for them (each finishes once).
+	 * inv_pending stays until the last has finished, so that the last
+	 * copy to end always wakes them (sroce_mr_access_end()), even when
+	 * a REG_MR has let copies under a new key start meanwhile.
+	 */
 	bool inv_pending;
+	u32 inv_waiters;
 	/* User MRs, under lock: windows bound; dereg or rereg began. */
 	bool mw_closed;
 	u32 num_mw;

@@ -27,8 +27,11 @@
  * that passed the gate before it still running, or none; it does not wait
  * for them itself: the engine that invalidates holds its completion back
  * and lets the scheduler run it again once the count is zero (its worker
- * sleeps on it). Until then (inv_pending) REG_MR refuses the MR: a copy
- * may still walk the page list it would rewrite.
+ * sleeps on it). Until then REG_MR refuses the MR: a copy may still walk
+ * the page list it would rewrite. Two invalidations of one key (a
+ * LOCAL_INV racing a SEND_WITH_INV) both wait; each finishes on its own,
+ * and inv_pending stays until both have (inv_waiters), so the one that
+ * finishes second is still woken after a REG_MR in between.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -521,8 +524,11 @@ const char *sroce_mr_fault_name(int reason)
  * the key's new variant byte and @access. Only a fast-reg MR of the QP's
  * PD that is not valid now can be registered (IBTA 10.6.3.3), and not
  * while copies under its last key still run (-EBUSY): they walk the page
- * list this rewrites. A consumer that waits for the invalidation's
- * completion before it registers again never sees that.
+ * list this rewrites. A consumer that waits for an invalidation's
+ * completion before it registers again never sees that: no copy starts
+ * under an invalid key, so once one invalidation saw them end, none runs.
+ * Another invalidation of the key still waiting (inv_waiters) then
+ * waits for copies under the new key too, which end as quickly.
  */
 int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 		      int access)
@@ -538,7 +544,8 @@ int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 	    !sroce_mr_access_consistent(access))
 		return -EINVAL;
 	spin_lock_bh(&mr->lock);
-	if (mr->inv_pending) {
+	/* Under the lock with the MR invalid, the count cannot rise. */
+	if (mr->inv_pending && atomic_read(&mr->copies)) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -620,6 +627,8 @@ int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 qpn,
 			 */
 			ret = mr->inv_pending ? -EINPROGRESS : 0;
 		}
+		if (ret == -EINPROGRESS)
+			mr->inv_waiters++;
 		spin_unlock_bh(&mr->lock);
 	}
 	if (ret == -EINPROGRESS) {
@@ -633,9 +642,10 @@ int sroce_mr_inv_begin(struct sroce_dev *sdev, struct sroce_pd *pd, u32 qpn,
 
 /*
  * Have the copies under the key sroce_mr_inv_begin() invalidated ended?
- * If so (true), the MR may be registered again, and @mr's reference is
- * gone. Any context. No copy can start meanwhile: the key is invalid and
- * REG_MR refuses the MR, so the count only falls.
+ * If so (true), this invalidation is done and @mr's reference gone; the
+ * MR may be registered again once every invalidation that waited has
+ * finished. Any context. No copy can start meanwhile: the key is invalid
+ * and REG_MR refuses the MR while any waits, so the count only falls.
  */
 bool sroce_mr_inv_finish(struct sroce_mr *mr)
 {
@@ -643,7 +653,8 @@ bool sroce_mr_inv_finish(struct sroce_mr *mr)
 	if (atomic_read_acquire(&mr->copies))
 		return false;
 	spin_lock_bh(&mr->lock);
-	WRITE_ONCE(mr->inv_pending, false);
+	if (!WARN_ON_ONCE(!mr->inv_waiters) && !--mr->inv_waiters)
+		WRITE_ONCE(mr->inv_pending, false);
 	spin_unlock_bh(&mr->lock);
 	sroce_mr_put(mr);
 	return true;
