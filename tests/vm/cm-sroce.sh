@@ -125,6 +125,29 @@ gid4=$(gid_index "$dev" "$IP4") || gid4=0
 ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" "QP1 is back"
 cm_pair "rping after re-adding the device" 7174 "rping -s -a 0.0.0.0 -p 7174 -C 10 -V" \
 	"rping -c -a $IP4 -p 7174 -C 10 -V"
+
+# A local user who holds every address handle userspace may create
+# (15/16 of the pool): the RDMA CM, a kernel consumer, still gets the
+# AHs it needs, and rping connects.
+rm -f /tmp/ah_hold.in
+mkfifo /tmp/ah_hold.in
+$P/ah_hold "$dev" "${gid4:-0}" </tmp/ah_hold.in >/tmp/ah_hold.out 2>&1 &
+ahpid=$!
+exec {ahin}>/tmp/ah_hold.in
+for _ in $(seq 1800); do
+	grep -q '^# holding\|^not ok' /tmp/ah_hold.out && break
+	sleep 0.1
+done
+ok "grep -q '^# holding' /tmp/ah_hold.out" \
+	"a local user holds every AH it may ($(sed -n 's/^# holding //p' /tmp/ah_hold.out))" ||
+	diag "$(tail -5 /tmp/ah_hold.out)"
+cm_pair "rping while a user holds every AH it may" 7174 \
+	"rping -s -a 0.0.0.0 -p 7174 -C 10 -V" "rping -c -a $IP4 -p 7174 -C 10 -V"
+exec {ahin}>&-
+wait $ahpid
+st=$?
+tap_merge ah_hold cat /tmp/ah_hold.out
+ok "$((st == 0))" "ah_hold gave every AH back and ended well (status $st)"
 run_ok "rdma link delete $dev, finally" rdma link delete "$dev"
 run_ok "rmmod sroce" rmmod sroce
 done_testing

@@ -57,6 +57,19 @@ struct sroce_mr_table {
 	atomic_t variant;	/* low byte of the next key */
 };
 
+/*
+ * A device's object pools (QPs, CQs, SRQs, AHs) are shared by all its
+ * users: userspace (@user) may fill at most 15/16 of pool @max, so that a
+ * local user who exhausts one leaves room for the kernel's consumers (the
+ * RDMA CM's address handles, the ULPs' QPs and CQs). The RDMA core also
+ * charges every userspace object to the rdma cgroup (hca_object), where
+ * an administrator caps it per group.
+ */
+static inline u32 sroce_pool_limit(u32 max, bool user)
+{
+	return user ? max - max / 16 : max;
+}
+
 struct sroce_dev {
 	struct ib_device ibdev;
 	struct ib_device_attr attr;

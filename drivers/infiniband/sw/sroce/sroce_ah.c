@@ -55,7 +55,8 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	/* The core keeps its own reference on the GID entry (ibah). */
 	ah->attr.grh.sgid_attr = NULL;
 
-	if (atomic_inc_return(&sdev->num_ah) > SROCE_MAX_AH) {
+	if (atomic_inc_return(&sdev->num_ah) >
+	    sroce_pool_limit(SROCE_MAX_AH, !!udata)) {
 		ret = -ENOMEM;
 		goto err;
 	}

@@ -149,7 +149,8 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->num_cq) > SROCE_MAX_CQ) {
+	if (atomic_inc_return(&sdev->num_cq) >
+	    sroce_pool_limit(SROCE_MAX_CQ, !!udata)) {
 		ret = -ENOMEM;
 		goto err_count;
 	}

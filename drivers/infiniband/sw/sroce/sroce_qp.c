@@ -164,7 +164,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (ret)
 			return ret;
 	}
-	if (atomic_inc_return(&sdev->num_qp) > SROCE_MAX_QP) {
+	if (atomic_inc_return(&sdev->num_qp) >
+	    sroce_pool_limit(SROCE_MAX_QP, !!udata)) {
 		ret = -ENOMEM;
 		goto err_count;
 	}

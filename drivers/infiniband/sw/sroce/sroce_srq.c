@@ -33,7 +33,8 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		if (ret)
 			return ret;
 	}
-	if (atomic_inc_return(&sdev->num_srq) > SROCE_MAX_SRQ) {
+	if (atomic_inc_return(&sdev->num_srq) >
+	    sroce_pool_limit(SROCE_MAX_SRQ, !!udata)) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
