@@ -330,10 +330,14 @@ static void rc_batch(void)
 	ibv_dereg_mr(d.mr);
 }
 
-/* UC through the same builders; a READ is refused in its batch. */
+/*
+ * UC through the same builders; a READ is refused in its batch. The WRITE
+ * goes first: a UC send completion comes when the packets leave, so only
+ * the SEND behind it, received, says the WRITE's bytes were placed.
+ */
 static void uc_batch(void)
 {
-	static const int ops[] = { IBV_WC_SEND, IBV_WC_RDMA_WRITE };
+	static const int ops[] = { IBV_WC_RDMA_WRITE, IBV_WC_SEND };
 	static const uint32_t lens[] = { 2000 }, imms[] = { 0xdef0 };
 	struct mem s = { 0 }, d = { 0 };
 	struct pair p;
@@ -348,11 +352,11 @@ static void uc_batch(void)
 	ibv_wr_start(p.ax);
 	p.ax->wr_flags = IBV_SEND_SIGNALED;
 	p.ax->wr_id = 1;
-	ibv_wr_send_imm(p.ax, htonl(0xdef0));
-	ibv_wr_set_sge(p.ax, s.mr->lkey, (uintptr_t)area(&s, 0), 2000);
-	p.ax->wr_id = 2;
 	ibv_wr_rdma_write(p.ax, d.mr->rkey, (uintptr_t)area(&d, 2) + 3);
 	ibv_wr_set_sge(p.ax, s.mr->lkey, (uintptr_t)area(&s, 1), 3001);
+	p.ax->wr_id = 2;
+	ibv_wr_send_imm(p.ax, htonl(0xdef0));
+	ibv_wr_set_sge(p.ax, s.mr->lkey, (uintptr_t)area(&s, 0), 2000);
 	ret = ibv_wr_complete(p.ax);
 	err = ret ? "wr_complete failed" : expect_wcs(p.scq, 2, ops, why, sizeof(why));
 	if (!err)
@@ -360,7 +364,7 @@ static void uc_batch(void)
 	mem_expect(&d, 0, 0, area(&s, 0), 2000);
 	mem_expect(&d, 2, 3, area(&s, 1), 3001);
 	check(!err && mem_diff(&d) < 0,
-	      "UC batch: SEND_WITH_IMM and a 3001 B WRITE, completions, receive, every byte%s%s",
+	      "UC batch: a 3001 B WRITE and a SEND_WITH_IMM, completions, receive, every byte%s%s",
 	      err ? ": " : "", err ? err : "");
 
 	ibv_wr_start(p.ax);

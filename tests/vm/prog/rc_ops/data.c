@@ -111,6 +111,9 @@ const char *t_write(struct rc *rc, size_t len, int imm)
 			   IBV_WC_RECV_RDMA_WITH_IMM)) ||
 	     (err = recv_check(&wc, rc->b.qp, len, IBV_WC_WITH_IMM, immv))))
 		goto out;
+	/* On UC the requester's completion does not say it was placed. */
+	if ((err = placed(rc)))
+		goto out;
 	buf_expect(&d, 0, s.p, len);
 	if ((err = buf_check(&d, "target buffer")) ||
 	    (err = buf_check(&r, "receive buffer")) ||
@@ -383,6 +386,8 @@ const char *t_sge(struct rc *rc, int kind)
 			  kind ? IBV_WC_RDMA_WRITE : IBV_WC_SEND)))
 		goto out;
 	if (kind == 1) {
+		if ((err = placed(rc)))
+			goto out;
 		buf_expect(&d, 0, all, GATHER_TOTAL);
 		if ((err = buf_check(&d, "target buffer")))
 			goto out;

@@ -535,6 +535,46 @@ const char *pair_up(struct rc *rc, const struct opts *oa,
 	return NULL;
 }
 
+/*
+ * The event that says an RDMA WRITE a posted before now was placed at b.
+ * On RC that is its own completion: the requester completes a WRITE only
+ * once ACKed, and the responder ACKs only what it placed. On UC the
+ * requester completes a WRITE as soon as it is sent, so the target may not
+ * hold a byte yet: a zero-length SEND behind it on the same QP, received at
+ * b, is the event (a responder handles a QP's messages in order, IBTA
+ * 9.5). Takes a receive of its own and both completions.
+ */
+const char *placed(struct rc *rc)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge rs;
+	struct ibv_wc wc;
+	const char *err;
+	struct buf m;
+	int ret;
+
+	if (rc->qpt != IBV_QPT_UC)
+		return NULL;
+	if (buf_new(rc, &m, 16, ACC_LOCAL))
+		return fail("marker buffer: %s", strerror(errno));
+	sge_of(&rs, &m, 0, m.len);
+	if ((ret = post_recv(rc->b.qp, MARK_ID, &rs, 1))) {
+		err = fail("ibv_post_recv (marker): %s", strerror(ret));
+		goto out;
+	}
+	wr_init(&wr, MARK_ID, IBV_WR_SEND, NULL, 0, IBV_SEND_SIGNALED);
+	if ((err = post_wait(rc->a.qp, &wr, rc->a.scq, "requester (marker SEND)",
+			     &wc, IBV_WC_SEND)) ||
+	    (err = get_wc(rc->b.rcq, "responder (marker SEND behind the WRITE)",
+			  &wc, MARK_ID, IBV_WC_SUCCESS, IBV_WC_RECV)) ||
+	    (err = recv_check(&wc, rc->b.qp, 0, 0, 0)))
+		goto out;
+	err = buf_check(&m, "marker receive buffer");
+out:
+	buf_free(&m);
+	return err;
+}
+
 /* A connected pair with default options and empty CQs. */
 const char *ready(struct rc *rc)
 {

@@ -26,6 +26,8 @@
 #define PSN_B		0x000100
 #define MAX_KNOWN	32
 #define MAX_EVQ		16		/* async events kept for later */
+#define MARK_ID		0x7a7a		/* wr_id of placed()'s marker SEND */
+#define EVENT_MS	60000		/* deadline for an event polled for */
 
 struct opts {
 	uint8_t timeout;	/* local ACK timeout, 4.096 us * 2^timeout */
@@ -144,6 +146,7 @@ const char *pair_rtr(struct rc *rc, const struct opts *oa,
 const char *pair_up(struct rc *rc, const struct opts *oa,
 		    const struct opts *ob);
 const char *ready(struct rc *rc);
+const char *placed(struct rc *rc);
 int post(struct ibv_qp *qp, struct ibv_send_wr *wr);
 const char *post_wait(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		      struct ibv_cq *cq, const char *who, struct ibv_wc *wc,

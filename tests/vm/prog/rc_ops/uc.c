@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "rc_ops.h"
@@ -21,6 +22,23 @@
 static long long counter(struct rc *rc, const char *name)
 {
 	return hw_counter(ibv_get_device_name(rc->ctx->device), name);
+}
+
+/*
+ * Device counter @name of port 1 once it reached @want, polled for up to
+ * EVENT_MS: what it holds then (>= @want), or what it last held.
+ */
+static long long counter_reaches(struct rc *rc, const char *name,
+				 long long want)
+{
+	long long end = now_ms() + EVENT_MS, v;
+
+	for (;;) {
+		v = counter(rc, name);
+		if (v >= want || now_ms() >= end)
+			return v;
+		usleep(1000);
+	}
 }
 
 static const char *uc_query(struct rc *rc)
@@ -129,19 +147,28 @@ static const char *uc_drop(struct rc *rc, enum uc_drop_kind kind)
 	 * dropped message may have filled part of it (as a UC message that
 	 * loses its last packet does). Not a byte past it, though.
 	 */
+	/*
+	 * The requester completes a UC message once sent: the responder's
+	 * drop is the event to wait for. A WRITE's is the marker SEND
+	 * behind it arriving; a SEND's (which a marker could land in) is
+	 * rx_drop_uc_msg counting it, where the device has the counter.
+	 */
+	if (write && (err = placed(rc)))
+		goto out;
+	c1 = c0 >= 0 ? counter_reaches(rc, "rx_drop_uc_msg", c0 + 1) : -1;
+	if (c0 >= 0 && c1 != c0 + 1) {
+		err = fail("rx_drop_uc_msg went %lld -> %lld within %d ms, want +1",
+			   c0, c1, EVENT_MS);
+		goto out;
+	}
+	if (c0 < 0)
+		printf("# no rx_drop_uc_msg counter on this device: not checked\n");
 	if (kind == UC_TOO_LONG)
 		buf_accept(&d, 0, rlen);
 	if ((err = cq_quiet(rc->b.rcq, "responder", 5 * QUIET_MS)) ||
 	    (err = state_is(rc->b.qp, IBV_QPS_RTS, "responder")) ||
 	    (err = buf_check(&d, "target of the dropped message")))
 		goto out;
-	c1 = counter(rc, "rx_drop_uc_msg");
-	if (c0 >= 0 && c1 != c0 + 1) {
-		err = fail("rx_drop_uc_msg went %lld -> %lld, want +1", c0, c1);
-		goto out;
-	}
-	if (c0 < 0)
-		printf("# no rx_drop_uc_msg counter on this device: not checked\n");
 
 	/* The next message, whole: a WRITE with a good key, else a SEND. */
 	if (kind == UC_NO_PERM) {
@@ -166,6 +193,8 @@ static const char *uc_drop(struct rc *rc, enum uc_drop_kind kind)
 	    ((err = get_wc(rc->b.rcq, "responder", &wc, 0x100, IBV_WC_SUCCESS,
 			   IBV_WC_RECV)) ||
 	     (err = recv_check(&wc, rc->b.qp, ss.length, 0, 0))))
+		goto out;
+	if (write && (err = placed(rc)))
 		goto out;
 	buf_expect(&d, 0, s.p, ss.length);
 	if ((err = buf_check(&d, "target of the next message")))
