@@ -113,7 +113,13 @@ is "$(rdma res show qp link "$dev/1" 2>/dev/null | grep -vc 'lqpn 1 type GSI')" 
 stat=$(rdma statistic show link "$dev/1" | tr ' ' '\n')
 counter() { grep -A1 -x "$1" <<<"$stat" | sed -n 2p; }
 diag "$(rdma statistic show link "$dev/1")"
-for c in rx_drop_bad rx_drop_hdr rx_drop_icrc rx_drop_no_qp rx_drop_fifo; do
+# What a correct peer never sends, however late it comes (QPNs are not
+# reused within a run: a late packet cannot meet another QP's peer or
+# transport). rx_drop_no_qp is left out: a packet in flight when its QP
+# was destroyed (a process ending, an ACK resent) is legal and is dropped
+# as no_qp; so is rx_drop_fifo, which counts a receive FIFO that filled
+# because the engine ran late on a busy host. Both are shown in the diag.
+for c in rx_drop_bad rx_drop_hdr rx_drop_icrc; do
 	is "$(counter $c)" "0" "no packet dropped as $c"
 done
 ok "$(($(counter rx_drop_qkey) >= 2))" "rx_drop_qkey counted ud_ops' wrong Q_Keys ($(counter rx_drop_qkey))"
