@@ -2,6 +2,10 @@
 # `make check`: every build, static check and test. Each step is one TAP
 # line in build/results/host.tap; unit and VM suites add their own TAP.
 # Ends with "N passed, N failed" over all of them and fails if any failed.
+# SHAKE=1 (make check SHAKE=1): the whole run under a CPU hog, one busy
+# loop per host core at normal priority, so a check that holds only on
+# an idle machine shows itself. The hog stops when the run ends, however
+# it ends, and after 2 hours in any case.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,6 +17,28 @@ host=$res/host.tap
 : > "$host"
 n=0
 start=$(date +%s)
+
+shake_pids=()
+shake_stop() {
+	local p
+	for p in "${shake_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	shake_pids=()
+}
+if [ "${SHAKE:-0}" = 1 ]; then
+	trap shake_stop EXIT
+	trap 'shake_stop; exit 130' INT
+	trap 'shake_stop; exit 143' TERM
+	for _ in $(seq "$(nproc)"); do
+		timeout 2h sh -c 'while :; do :; done' &
+		shake_pids+=($!)
+	done
+	echo "== shake is on: ${#shake_pids[@]} busy loops (one per core, 2 h at most) for the whole run"
+elif [ "${SHAKE:-0}" != 0 ]; then
+	echo "SHAKE=$SHAKE: 1 or 0 only" >&2
+	exit 2
+fi
 
 # step NAME CMD...: run CMD, log it, record one TAP line.
 step() {
