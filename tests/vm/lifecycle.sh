@@ -17,10 +17,11 @@ module_loaded() { grep -q "^$1 " /proc/modules; }
 # workqueues, so their effects are not synchronous with the command.
 eventually() {
 	local i
-	for i in $(seq 50); do
+	for i in $(seq 600); do
 		"$@" && return 0
 		sleep 0.1
 	done
+	echo "waited 60 s for: $*"
 	return 1
 }
 
@@ -154,7 +155,8 @@ is "$(devinfo_field my-rdma.dev_1 vendor_part_id)" 24076 "an oddly named sroce d
 # --- port state and events follow the netdev ---
 ibv_asyncwatch -d sd > /tmp/events 2>&1 &
 watch=$!
-sleep 1
+run_ok "ibv_asyncwatch has sd open (events from now on reach it)" \
+	eventually grep -q "async event FD" /tmp/events
 ip link set dmy0 down
 run_ok "port goes DOWN with the link" eventually port_is sd state PORT_DOWN
 run_ok "IBV_EVENT_PORT_ERR delivered" eventually grep -q IBV_EVENT_PORT_ERR /tmp/events
@@ -193,7 +195,7 @@ run_ok "unregistering the VLAN removes its device" eventually not dev_exists svl
 # --- removal while a process holds the device open ---
 ibv_asyncwatch -d sd > /tmp/events2 2>&1 &
 watch=$!
-eventually grep -q "async event FD" /tmp/events2
+run_ok "ibv_asyncwatch has sd open" eventually grep -q "async event FD" /tmp/events2
 run_ok "rdma link delete with a context open completes" timeout 30 rdma link delete sd
 run_ok "the holder gets IBV_EVENT_DEVICE_FATAL" eventually grep -q IBV_EVENT_DEVICE_FATAL /tmp/events2
 kill "$watch" 2>/dev/null
@@ -201,7 +203,7 @@ wait "$watch" 2>/dev/null
 run_ok "a device on the freed netdev again" rdma link add sd type sroce netdev dmy0
 ibv_asyncwatch -d sd > /tmp/events3 2>&1 &
 watch=$!
-eventually grep -q "async event FD" /tmp/events3
+run_ok "ibv_asyncwatch has the new sd open" eventually grep -q "async event FD" /tmp/events3
 
 # --- rmmod with devices present (and one held open) ---
 run_ok "rmmod sroce with devices present, one held open" timeout 60 rmmod sroce

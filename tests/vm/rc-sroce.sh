@@ -63,7 +63,7 @@ dbg=/sys/kernel/debug/sroce/$dev
 timeout 120 /usr/libexec/sroce/rc_peer -d "$dev" -g "${gid:-0}" -p 18600 -s 4096 -n 2 \
 	>/tmp/rc_peer.log 2>&1 &
 srv=$!
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	[ -n "$(find $dbg -name 'qp*' 2>/dev/null)" ] && break
 	sleep 0.2
 done

@@ -39,11 +39,11 @@ rc56_env() {
 
 # gid_index DEV ADDR: the index of DEV's RoCE v2 GID that carries ADDR
 # (IPv4 or IPv6). The core fills the GID table from a work queue after
-# the device appears, so wait for it a little.
+# the device appears, so wait for it: 60 s at most (a busy host).
 gid_index() {
 	local dev=$1 want g i
 	want=$(gid_of_ip "$2")
-	for _ in $(seq 50); do
+	for _ in $(seq 600); do
 		for g in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
 			i=${g##*/}
 			if [ "$(cat "$g" 2>/dev/null)" = "$want" ] &&
@@ -165,14 +165,14 @@ pingpong_local() {
 
 # wait_listen PORT [SECONDS [NETNS]]: an RDMA CM id listens on PORT (a
 # server started in the background is ready for its client), in NETNS if
-# given. Fails after SECONDS (10). rdma res shows "state LISTEN" a few
+# given. Fails after SECONDS (60: a busy host starts a server late). rdma res shows "state LISTEN" a few
 # instructions before the IB CM takes the service ID (cma sets the state
 # first); a client started after this returns needs milliseconds before
 # its REQ goes out.
 wait_listen() {
 	local ns=()
 	[ -z "${3:-}" ] || ns=(ip netns exec "$3")
-	for _ in $(seq $((${2:-10} * 10))); do
+	for _ in $(seq $((${2:-60} * 10))); do
 		"${ns[@]}" rdma res show cm_id 2>/dev/null | grep "state LISTEN" |
 			grep -q ":$1 " && return 0
 		sleep 0.1
