@@ -31,7 +31,7 @@
 #define NSLOTS		16
 #define GRH_LEN		40
 #define GUARD		0xa5
-#define POLL_MS		3000
+#define POLL_MS		30000	/* deadline for an event */
 #define SILENT_MS	300
 
 static struct ibv_context *ctx;

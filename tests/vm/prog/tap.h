@@ -289,6 +289,25 @@ static __attribute__((unused)) long long tap_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Device counter @name of @dev once it reached @want, polled for up to
+ * @ms: what it holds then, or what it last held. A datagram's send
+ * completion says nothing of the receiver; its drop being counted is the
+ * event that says the receiver is done with it.
+ */
+static __attribute__((unused)) long long
+tap_counter_reaches(const char *dev, const char *name, long long want, int ms)
+{
+	long long end = tap_now_ms() + ms, v;
+
+	for (;;) {
+		v = hw_counter(dev, name);
+		if (v >= want || tap_now_ms() >= end)
+			return v;
+		poll(NULL, 0, 1);
+	}
+}
+
 /* The next completion of @cq within 10 s, into @wc: 1, else 0. */
 static __attribute__((unused)) int tap_next_wc(struct ibv_cq *cq,
 					       struct ibv_wc *wc)
