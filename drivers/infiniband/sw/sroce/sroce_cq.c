@@ -57,13 +57,13 @@ static void sroce_cq_irq(void *arg)
 {
 	struct sroce_cq *cq = arg;
 
+	/* The csd was released before this call: a poster may queue it. */
+	clear_bit(0, &cq->irq_queued);
 	/*
-	 * The csd was released before this call: a poster may queue it
-	 * again. Pairs with the test_and_set_bit() in sroce_cq_interrupt():
-	 * a poster that saw the bit still set wrote its CQE before it, and
+	 * Pairs with the test_and_set_bit() in sroce_cq_interrupt(): a
+	 * poster that saw the bit still set wrote its CQE before it, and
 	 * the handler, after the clear, sees that CQE.
 	 */
-	clear_bit(0, &cq->irq_queued);
 	smp_mb__after_atomic();
 	cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	/* The last access: destroy may free the CQ from here on. */
