@@ -217,19 +217,74 @@ watch_boot() {
 	done
 }
 
-# nic_dump N: what QEMU N's monitor says of its NIC and both of its virtio
-# queues (0 receive, 1 transmit): whether the device or the guest driver
-# holds a wedged link. To stderr, marked "[hN qemu]".
-nic_dump() {
-	local n=$1 port dev=/machine/peripheral/nic0/virtio-backend
+# monitor N CMD...: QEMU N's monitor answers CMD... (one per line), the
+# monitor's echo and escape sequences removed.
+monitor() {
+	local n=$1 port
+	shift
 	port=$(cat "$run/h$n.monport" 2>/dev/null) || return 0
 	{
 		exec 5<>"/dev/tcp/127.0.0.1/$port" || return 0
-		printf '%s\n' "info network" "info virtio-status $dev" \
-			"info virtio-queue-status $dev 0" "info virtio-queue-status $dev 1" >&5
-		timeout 3 cat <&5
+		printf '%s\n' "$@" >&5
+		timeout 1 cat <&5
 		exec 5>&-
-	} 2>&1 | tr -d '\r' | grep -av $'\x1b' | sed "s/^/[h$n qemu] /" >&2
+	} 2>/dev/null | tr -d '\r' | grep -av -e $'\x1b' -e '^(qemu) *$'
+}
+
+# ring_dump N Q: virtqueue Q of VM N's NIC (0 receive, 1 transmit) as QEMU
+# keeps it, then the split ring's own indices read from guest memory
+# (xp): the guest's avail idx and used_event, the used idx and
+# avail_event QEMU published. QEMU's last_avail_idx and shadow_avail_idx
+# are its cached copies, so only the ring tells whether the guest posted
+# frames QEMU never looked at (guest avail > last_avail: QEMU stopped
+# looking or missed a kick), QEMU holds one it never completed (inuse >
+# 0: the backend refused it, virtio-net's async_tx), or QEMU completed
+# everything and the guest did not reclaim (avail = used: no interrupt
+# taken). Output: "[hN qemu] ..." lines.
+ring_dump() {
+	local n=$1 q=$2 dev=/machine/peripheral/nic0/virtio-backend st
+	local num avail used inuse lavail uidx g_avail g_uevent g_used g_aevent
+	st=$(monitor "$n" "info virtio-queue-status $dev $q")
+	sed -n '/^\/machine/,$p' <<<"$st" | sed "s/^/[h$n qemu] /"
+	num=$(sed -n 's/^ *num: *\([0-9]*\)$/\1/p' <<<"$st")
+	avail=$(sed -n 's/^ *avail: *\(0x[0-9a-f]*\)$/\1/p' <<<"$st")
+	used=$(sed -n 's/^ *used: *\(0x[0-9a-f]*\)$/\1/p' <<<"$st")
+	inuse=$(sed -n 's/^ *inuse: *\([0-9]*\)$/\1/p' <<<"$st")
+	lavail=$(sed -n 's/^ *last_avail_idx: *\([0-9]*\)$/\1/p' <<<"$st")
+	uidx=$(sed -n 's/^ *used_idx: *\([0-9]*\)$/\1/p' <<<"$st")
+	[ -n "$num" ] && [ -n "$avail" ] && [ -n "$used" ] && [ $((avail)) != 0 ] || return 0
+	# shellcheck disable=SC2046 # one value per line
+	set -- $(monitor "$n" "xp /1hx $((avail + 2))" "xp /1hx $((avail + 4 + 2 * num))" \
+		"xp /1hx $((used + 2))" "xp /1hx $((used + 4 + 8 * num))" |
+		sed -n 's/^[0-9a-f]*: \(0x[0-9a-f]*\)$/\1/p')
+	[ $# = 4 ] || return 0
+	g_avail=$(($1)) g_uevent=$(($2)) g_used=$(($3)) g_aevent=$(($4))
+	echo "[h$n qemu] queue $q in guest memory: avail.idx $g_avail used_event $g_uevent used.idx $g_used avail_event $g_aevent"
+	[ "$q" = 1 ] || return 0
+	if [ "${inuse:-0}" != 0 ]; then
+		echo "[h$n qemu] TX: QEMU holds $inuse popped frame(s) it never completed (the net backend refused them: async_tx)"
+	elif [ "$g_avail" != "$lavail" ]; then
+		echo "[h$n qemu] TX: the guest posted $(((g_avail - lavail) & 0xffff)) frame(s) QEMU has not looked at (QEMU stopped looking or missed a kick)"
+	elif [ "$g_used" = "$g_avail" ] && [ "$uidx" = "$g_used" ]; then
+		echo "[h$n qemu] TX: QEMU completed every frame the guest posted; a stopped transmit queue in the guest then means the guest did not reclaim them (no TX interrupt sent or taken: used_event $g_uevent)"
+	fi
+}
+
+# nic_dump N: what QEMU N's monitor says of its NIC and both of its virtio
+# queues, twice two seconds apart (indices that move are a slow link, not
+# a dead one): whether the device or the guest driver holds a wedged link.
+# To stderr, marked "[hN qemu]".
+nic_dump() {
+	local n=$1 dev=/machine/peripheral/nic0/virtio-backend i
+	{
+		monitor "$n" "info network" "info virtio-status $dev" |
+			grep -v '^QEMU .*monitor' | sed "s/^/[h$n qemu] /"
+		for i in 1 2; do
+			[ "$i" = 1 ] || { sleep 2; echo "[h$n qemu] two seconds later:"; }
+			ring_dump "$n" 0
+			ring_dump "$n" 1
+		done
+	} >&2
 }
 
 # watch_link: in a two-VM run, the first time a guest reports a dead link
@@ -253,7 +308,17 @@ udp_rcvbuf_errors() {
 	awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == "RcvbufErrors") c = i; h = 1 } else print $c }' /proc/net/snmp
 }
 
-drops0=$(udp_rcvbuf_errors)
+# backlog_drops: frames the host dropped because a CPU's input backlog
+# was full (net.core.netdev_max_backlog; the second column of
+# /proc/net/softnet_stat). A loopback datagram is queued there before UDP
+# sees it, so these losses never reach RcvbufErrors.
+backlog_drops() {
+	local t=0 c _
+	while read -r _ c _; do t=$((t + 16#$c)); done </proc/net/softnet_stat
+	echo "$t"
+}
+
+drops0=$(udp_rcvbuf_errors) backlog0=$(backlog_drops)
 start=$(date +%s.%N)
 for attempt in 1 2; do
 	rm -f "$run"/h*.boothang "$run"/h*.rc
@@ -299,6 +364,9 @@ if [ $two = 1 ]; then
 	drops=$(( $(udp_rcvbuf_errors) - drops0 ))
 	[ "$drops" = 0 ] ||
 		echo "vm-run: note: the host dropped $drops UDP datagrams for full receive buffers during the run (the link's frames among them): loss beyond netem's" >&2
+	backlog=$(( $(backlog_drops) - backlog0 ))
+	[ "$backlog" = 0 ] ||
+		echo "vm-run: note: the host dropped $backlog frames for a full input backlog during the run (the link's among them): loss beyond netem's" >&2
 fi
 
 # Verdict: the first failure wins, but every host's problems are printed.
