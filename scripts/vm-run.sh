@@ -232,41 +232,50 @@ monitor() {
 }
 
 # ring_dump N Q: virtqueue Q of VM N's NIC (0 receive, 1 transmit) as QEMU
-# keeps it, then the split ring's own indices read from guest memory
-# (xp): the guest's avail idx and used_event, the used idx and
-# avail_event QEMU published. QEMU's last_avail_idx and shadow_avail_idx
-# are its cached copies, so only the ring tells whether the guest posted
-# frames QEMU never looked at (guest avail > last_avail: QEMU stopped
-# looking or missed a kick), QEMU holds one it never completed (inuse >
-# 0: the backend refused it, virtio-net's async_tx), or QEMU completed
-# everything and the guest did not reclaim (avail = used: no interrupt
-# taken). Output: "[hN qemu] ..." lines.
+# keeps it, and in the same monitor session the split ring's own indices
+# read from guest memory (xp): the guest's avail.idx and used_event, the
+# used.idx and avail_event QEMU published. QEMU's last_avail_idx and
+# shadow_avail_idx are its cached copies, so only the ring tells whether
+# the guest posted frames QEMU never looked at (QEMU stopped looking or
+# missed a kick), QEMU holds frames it never completed (inuse > 0: the
+# backend refused them, virtio-net's async_tx), or QEMU completed
+# everything and the guest did not reclaim it (no TX interrupt). A live
+# link moves between the reads, so the TX verdict is printed only when
+# the indices stood still since the previous call (ring_prev_NQ).
 ring_dump() {
 	local n=$1 q=$2 dev=/machine/peripheral/nic0/virtio-backend st
 	local num avail used inuse lavail uidx g_avail g_uevent g_used g_aevent
+	local prev now
 	st=$(monitor "$n" "info virtio-queue-status $dev $q")
-	sed -n '/^\/machine/,$p' <<<"$st" | sed "s/^/[h$n qemu] /"
 	num=$(sed -n 's/^ *num: *\([0-9]*\)$/\1/p' <<<"$st")
 	avail=$(sed -n 's/^ *avail: *\(0x[0-9a-f]*\)$/\1/p' <<<"$st")
 	used=$(sed -n 's/^ *used: *\(0x[0-9a-f]*\)$/\1/p' <<<"$st")
+	if [ -z "$num" ] || [ -z "$avail" ] || [ -z "$used" ] || [ $((avail)) = 0 ]; then
+		sed -n '/^\/machine/,$p' <<<"$st" | sed "s/^/[h$n qemu] /"
+		return 0
+	fi
+	st=$(monitor "$n" "info virtio-queue-status $dev $q" \
+		"xp /1hx $((avail + 2))" "xp /1hx $((avail + 4 + 2 * num))" \
+		"xp /1hx $((used + 2))" "xp /1hx $((used + 4 + 8 * num))")
+	sed -n '/^\/machine/,/^ *used:/p' <<<"$st" | sed "s/^/[h$n qemu] /"
 	inuse=$(sed -n 's/^ *inuse: *\([0-9]*\)$/\1/p' <<<"$st")
 	lavail=$(sed -n 's/^ *last_avail_idx: *\([0-9]*\)$/\1/p' <<<"$st")
 	uidx=$(sed -n 's/^ *used_idx: *\([0-9]*\)$/\1/p' <<<"$st")
-	[ -n "$num" ] && [ -n "$avail" ] && [ -n "$used" ] && [ $((avail)) != 0 ] || return 0
 	# shellcheck disable=SC2046 # one value per line
-	set -- $(monitor "$n" "xp /1hx $((avail + 2))" "xp /1hx $((avail + 4 + 2 * num))" \
-		"xp /1hx $((used + 2))" "xp /1hx $((used + 4 + 8 * num))" |
-		sed -n 's/^[0-9a-f]*: \(0x[0-9a-f]*\)$/\1/p')
+	set -- $(sed -n 's/^[0-9a-f]*: \(0x[0-9a-f]*\)$/\1/p' <<<"$st")
 	[ $# = 4 ] || return 0
 	g_avail=$(($1)) g_uevent=$(($2)) g_used=$(($3)) g_aevent=$(($4))
 	echo "[h$n qemu] queue $q in guest memory: avail.idx $g_avail used_event $g_uevent used.idx $g_used avail_event $g_aevent"
-	[ "$q" = 1 ] || return 0
+	now="$inuse $lavail $uidx $g_avail $g_used"
+	prev=$(eval "echo \"\${ring_prev_$n$q:-}\"")
+	eval "ring_prev_$n$q=\"\$now\""
+	[ "$q" = 1 ] && [ "$prev" = "$now" ] || return 0
 	if [ "${inuse:-0}" != 0 ]; then
-		echo "[h$n qemu] TX: QEMU holds $inuse popped frame(s) it never completed (the net backend refused them: async_tx)"
+		echo "[h$n qemu] TX stands still: QEMU holds $inuse popped frame(s) it never completed (the net backend refused them: async_tx)"
 	elif [ "$g_avail" != "$lavail" ]; then
-		echo "[h$n qemu] TX: the guest posted $(((g_avail - lavail) & 0xffff)) frame(s) QEMU has not looked at (QEMU stopped looking or missed a kick)"
+		echo "[h$n qemu] TX stands still: the guest posted $(((g_avail - lavail) & 0xffff)) frame(s) QEMU has not looked at (QEMU stopped looking or missed a kick)"
 	elif [ "$g_used" = "$g_avail" ] && [ "$uidx" = "$g_used" ]; then
-		echo "[h$n qemu] TX: QEMU completed every frame the guest posted; a stopped transmit queue in the guest then means the guest did not reclaim them (no TX interrupt sent or taken: used_event $g_uevent)"
+		echo "[h$n qemu] TX stands still and is empty: QEMU completed every frame the guest posted; a stopped transmit queue in the guest then means the guest did not reclaim them (no TX interrupt sent or taken: used_event $g_uevent)"
 	fi
 }
 
