@@ -274,6 +274,12 @@ rc_two_setup() {
 	run_ok "eth0 MTU 9000" ip link set eth0 mtu 9000
 	run_ok "modprobe $drv" modprobe "$([ "$drv" = rxe ] && echo rdma_rxe || echo "$drv")"
 	run_ok "rdma link add $dev" rdma link add "$dev" type "$drv" netdev eth0
+	# Both ends sroce: selective repeat offered, as a deployment of
+	# sroce hosts would (towards rdma_rxe sroce only answers it).
+	if [ "$drv" = sroce ] && [ "$rc_two_peer" = sroce ]; then
+		run_ok "$dev offers selective repeat" \
+			sh -c "echo 2 > /sys/class/infiniband/$dev/cc_sel_repeat"
+	fi
 	gid4=$(gid_index "$dev" "$SROCE_IP4") || gid4=0
 	gid6=$(gid_index "$dev" "$SROCE_IP6") || gid6=0
 	diag "GID $gid4 for $SROCE_IP4, GID $gid6 for $SROCE_IP6"
