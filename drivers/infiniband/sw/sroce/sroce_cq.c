@@ -220,6 +220,7 @@ static int sroce_cq_resize_locked(struct sroce_cq *cq, int cqe,
 	unsigned long flags;
 	int ret;
 
+	lockdep_assert_held(&cq->resize_mutex);
 	ret = sroce_cq_ring_entries(cqe, &entries);
 	if (ret)
 		return ret;

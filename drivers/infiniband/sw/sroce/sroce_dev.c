@@ -131,6 +131,7 @@ void sroce_dev_port_update(struct sroce_dev *sdev)
 		.element.port_num = SROCE_PORT,
 	};
 
+	ASSERT_RTNL();
 	if (state == sdev->port_state)
 		return;
 	sdev->port_state = state;

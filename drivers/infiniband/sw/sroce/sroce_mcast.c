@@ -198,6 +198,7 @@ static int sroce_mcast_del(struct sroce_dev *sdev, struct sroce_mcg *old,
 	struct sroce_mcast_table *t = &sdev->mcast;
 	struct sroce_mcg *g;
 
+	lockdep_assert_held(&t->lock);
 	if (old->num_qp == 1) {
 		hash_del_rcu(&old->node);
 		t->num_groups--;

@@ -111,6 +111,7 @@ static bool sroce_mw_take_mr(struct sroce_mr *mr, u32 lkey, u32 access,
 static bool sroce_mw_bindable(struct sroce_mr *win,
 			      const struct sroce_send_wqe *h)
 {
+	lockdep_assert_held(&win->lock);
 	if (win->attr.state == SROCE_MR_FREE ||
 	    sroce_key_index(h->bind.new_rkey) != win->index)
 		return false;

@@ -53,7 +53,10 @@ void sroce_rx_table_destroy(struct sroce_dev *sdev)
 /* Receive's lookup; the caller holds rcu_read_lock(). */
 static struct sroce_qp *sroce_rx_qp_get_rcu(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp = xa_load(&sdev->qps, qpn);
+	struct sroce_qp *qp;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "QPN lookup outside RCU");
+	qp = xa_load(&sdev->qps, qpn);
 
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;

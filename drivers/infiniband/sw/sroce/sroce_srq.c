@@ -84,6 +84,8 @@ static int sroce_srq_swap(struct sroce_srq *srq, struct sroce_queue *nq)
 	struct sroce_queue old = srq->rq;
 	u32 prod, n, i;
 
+	lockdep_assert_held(&srq->prod_lock);
+	lockdep_assert_held(&srq->cons_lock);
 	prod = srq->is_user ? READ_ONCE(old.ctrl->prod) : old.own;
 	n = prod - srq->cons;
 	if (n > sroce_queue_entries(&old) || n > sroce_queue_entries(nq) ||

@@ -135,10 +135,15 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 		t->stats.passes++;
 		sroce_count(sdev, SROCE_CNT_PASSES, 1);
 		left = budget;
+		/* The rule all engine state rests on: passes never overlap. */
+		if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+			WARN_ON_ONCE(atomic_xchg(&t->in_pass, 1));
 		if (t->recv)
 			sroce_task_pass_recv(qp, &budget);
 		else
 			sroce_task_pass_send(qp, &budget);
+		if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+			atomic_set(&t->in_pass, 0);
 		c->budget -= max(left - budget, 1);
 		if (budget <= 0) {
 			t->stats.budget_exhausted++;
@@ -338,6 +343,7 @@ static void sroce_task_init_one(struct sroce_task *t, struct sroce_qp *qp,
 				bool recv)
 {
 	atomic_set(&t->state, 0);
+	atomic_set(&t->in_pass, 0);
 	t->qp = qp;
 	t->recv = recv;
 	t->sdev = qp->sdev;

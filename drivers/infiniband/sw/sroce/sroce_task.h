@@ -49,6 +49,8 @@ struct sroce_task {
 	 * it (wait_var_event()), clears it, then runs the task.
 	 */
 	atomic_t *wait_zero;
+	/* A pass runs (lockdep kernels only: sroce_task_dispatch()). */
+	atomic_t in_pass;
 };
 
 /*
