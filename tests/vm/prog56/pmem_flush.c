@@ -55,6 +55,16 @@ static struct {
 } todo[MAX_TODO];
 static int ntodo;
 
+static int is_todo(const char *id)
+{
+	int i;
+
+	for (i = 0; i < ntodo; i++)
+		if (!strcmp(todo[i].id, id))
+			return 1;
+	return 0;
+}
+
 /* check(), but a check named by -t is reported as TODO, never failed. */
 static __attribute__((format(printf, 3, 4)))
 int pcheck(const char *id, int cond, const char *fmt, ...)
@@ -235,7 +245,9 @@ out2:
 /*
  * A type 1 window over @mr's [@addr, +64) granting persistence, bound by
  * a new pair's a: the bind's completion is @want; bound, a FLUSH
- * PERSISTENT through it succeeds.
+ * PERSISTENT through it succeeds, of a range and of the whole "MR",
+ * which for a window is the window (64 bytes written back, not the MR's:
+ * the suite compares wb-bytes with what the kernel wrote back).
  */
 static void window(const char *id, struct ibv_mr *mr, void *addr,
 		   enum ibv_wc_status want, const char *what)
@@ -269,6 +281,16 @@ static void window(const char *id, struct ibv_mr *mr, void *addr,
 	err = flush(&p, 21, mw->rkey, addr, 64, IBV_FLUSH_PERSISTENT,
 		    IBV_FLUSH_RANGE, IBV_WC_SUCCESS, 0);
 	pcheck(id, !err, "%s, and a FLUSH PERSISTENT through it (%s)", what,
+	       err ? err : "ok");
+	/* A device that would write back the whole MR is not asked. */
+	if (is_todo("window-mr")) {
+		pcheck("window-mr", 0, "a FLUSH PERSISTENT of the whole window: not run");
+		goto out;
+	}
+	err = flush(&p, 22, mw->rkey, addr, 0, IBV_FLUSH_PERSISTENT,
+		    IBV_FLUSH_MR, IBV_WC_SUCCESS, 64);
+	pcheck("window-mr", !err,
+	       "a FLUSH PERSISTENT of the whole window writes back the window's 64 bytes, not its MR's (%s)",
 	       err ? err : "ok");
 out:
 	if (mw)

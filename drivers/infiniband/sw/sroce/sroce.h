@@ -263,6 +263,7 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 		   struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
 		   int access_needed, struct sroce_mr **out);
 void sroce_mr_access_end(struct sroce_mr *mr);
+int sroce_mr_key_range(struct sroce_dev *sdev, u32 key, u64 *iova, u64 *len);
 const char *sroce_mr_fault_name(int reason);
 int sroce_mr_fast_reg(struct sroce_pd *pd, struct ib_mr *ibmr, u32 key,
 		      int access);

@@ -501,6 +501,25 @@ void sroce_mr_access_end(struct sroce_mr *mr)
 	sroce_mr_put(mr);
 }
 
+/*
+ * The range key @key names now: a window's own, else its MR's (what a
+ * FLUSH of the whole "memory region" covers). 0, or -EACCES for a key
+ * that names nothing; the access itself is checked by sroce_mr_check().
+ */
+int sroce_mr_key_range(struct sroce_dev *sdev, u32 key, u64 *iova, u64 *len)
+{
+	struct sroce_mr *mr = sroce_mr_get(sdev, key);
+
+	if (!mr)
+		return -EACCES;
+	spin_lock_bh(&mr->lock);
+	*iova = mr->attr.iova;
+	*len = mr->attr.length;
+	spin_unlock_bh(&mr->lock);
+	sroce_mr_put(mr);
+	return 0;
+}
+
 const char *sroce_mr_fault_name(int reason)
 {
 	static const char * const names[SROCE_MR_NR_FAULTS] = {

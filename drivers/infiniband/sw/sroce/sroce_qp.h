@@ -282,6 +282,15 @@ struct sroce_qp {
 		u32 nres;
 		u32 res_next;
 		struct sroce_rd_res *active;	/* read responses under way */
+		/* A FLUSH writing back in passes (sroce_resp_atomic.c). */
+		struct {
+			u64 va;
+			u64 left;
+			u32 rkey;
+			u32 psn;
+			int need;
+			bool on;
+		} flush;
 		/*
 		 * Selective repeat (sroce_ooo.c): requests kept past a gap,
 		 * by PSN, allocated at the first; and whether the request
@@ -502,6 +511,7 @@ int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 int sroce_resp_atomic_write(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 bool sroce_resp_flush_allowed(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 int sroce_resp_rdma_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+int sroce_resp_flush_run(struct sroce_qp *qp);
 
 /* sroce_resp.c */
 void sroce_resp_run(struct sroce_qp *qp, int *budget);

@@ -737,6 +737,15 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 	while (*budget > 0 && sroce_qp_state(qp) != IB_QPS_ERR) {
 		if (qp->resp.inv_mr && !sroce_resp_inv_end(qp))
 			break;
+		/* A FLUSH writing back: nothing else until it is answered. */
+		if (qp->resp.flush.on) {
+			if (sroce_resp_flush_run(qp) < 0)
+				sroce_resp_fatal(qp, qp->resp.flush.psn,
+						 SROCE_NAK_REM_ACCESS, 0,
+						 IB_EVENT_QP_ACCESS_ERR);
+			(*budget)--;
+			continue;
+		}
 		skb = sroce_resp_take(qp);
 		if (skb) {
 			if (!sroce_resp_packet(qp, skb))
@@ -754,7 +763,7 @@ void sroce_resp_run(struct sroce_qp *qp, int *budget)
 	 * past the read, and the requester would take the read's remaining
 	 * responses for lost.
 	 */
-	if (qp->resp.ack_pending && !qp->resp.active &&
+	if (qp->resp.ack_pending && !qp->resp.active && !qp->resp.flush.on &&
 	    sroce_qp_state(qp) != IB_QPS_ERR) {
 		qp->resp.ack_pending = false;
 		sroce_tx_aeth(qp, SROCE_OPCODE(RC, ACK), qp->resp.ack_psn,
@@ -795,6 +804,7 @@ bool sroce_resp_flush(struct sroce_qp *qp, int *budget)
 	qp->resp.in_write = false;
 	qp->resp.uc_drop = false;
 	qp->resp.active = NULL;
+	qp->resp.flush.on = false;
 	qp->resp.ack_pending = false;
 	sroce_ooo_purge(qp);
 	while (qp->resp.have_rwqe || (!qp->ibqp.srq && sroce_rq_take(qp))) {
@@ -834,6 +844,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.uc_drop = false;
 	qp->resp.have_rwqe = false;
 	qp->resp.active = NULL;
+	qp->resp.flush.on = false;
 	qp->resp.comm_est = false;
 	qp->resp.last_wqe = false;
 	if (qp->resp.res)

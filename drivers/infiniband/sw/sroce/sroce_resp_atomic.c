@@ -142,17 +142,27 @@ bool sroce_resp_flush_allowed(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 }
 
 /*
+ * The bytes of persistent memory a FLUSH writes back in one turn of the
+ * responder, with BH off: a whole-MR FLUSH may name gigabytes, which go
+ * in such pieces, the QP taking no other request meanwhile.
+ */
+#define SROCE_FLUSH_CHUNK	(256 << 10)
+
+/*
  * FLUSH: what this QP placed before it is globally visible, and for
  * PERSISTENT also in persistent memory (sroce_pmem.c), once it is
  * answered. The responder places in PSN order with the CPU's own stores,
  * so a full barrier makes it visible; persistence takes the write-back of
- * the range, or of the whole MR (a window's: the MR it is bound to). The
- * R_Key is checked even for an empty range or a whole-MR flush (no range
- * then), for the rights the placement type asks for.
+ * the range, or of all the key names (a window's own range, an MR's
+ * whole), SROCE_FLUSH_CHUNK at a time (sroce_resp_flush_run()), the key
+ * checked again for each piece. The R_Key is checked even for an empty
+ * range or a whole-MR flush (no range then), for the rights the
+ * placement type asks for.
  */
 int sroce_resp_rdma_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	u64 va = pkt->f.reth.va, len = pkt->f.reth.len;
+	u32 rkey = pkt->f.reth.rkey;
 	u32 need = 0;
 	struct sroce_mr *mr;
 	int ret;
@@ -163,23 +173,60 @@ int sroce_resp_rdma_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		need |= SROCE_ACC_FLUSH_PERSISTENT;
 	if (pkt->f.feth.level == SROCE_FLUSH_MR || !len)
 		need |= SROCE_ACC_KEY_ONLY;
-	ret = sroce_resp_key(qp, pkt->f.reth.rkey, va, len, need, &mr);
+	ret = sroce_resp_key(qp, rkey, va, len, need, &mr);
 	if (ret)
 		return ret;
+	sroce_mr_access_end(mr);
 	/* Every store placed before the FLUSH is visible before its answer. */
 	smp_mb();
-	if (need & SROCE_ACC_FLUSH_PERSISTENT) {
-		if (pkt->f.feth.level == SROCE_FLUSH_MR) {
-			va = mr->attr.iova;
-			len = mr->attr.length;
-		}
-		ret = sroce_dma_walk(mr, va, len, sroce_pmem_write_back, NULL);
-		/* The write-backs are complete before the answer says so. */
-		wmb();
+	if (!(need & SROCE_ACC_FLUSH_PERSISTENT)) {
+		sroce_resp_empty_resp(qp, pkt->f.psn);
+		return 0;
 	}
-	sroce_mr_access_end(mr);
-	if (ret)
+	if (pkt->f.feth.level == SROCE_FLUSH_MR &&
+	    sroce_mr_key_range(qp->sdev, rkey, &va, &len))
 		return -EACCES;
-	sroce_resp_empty_resp(qp, pkt->f.psn);
+	qp->resp.flush.va = va;
+	qp->resp.flush.left = len;
+	qp->resp.flush.rkey = rkey;
+	qp->resp.flush.psn = pkt->f.psn;
+	qp->resp.flush.need = need & ~SROCE_ACC_KEY_ONLY;
+	qp->resp.flush.on = true;
+	return 0;
+}
+
+/*
+ * One piece of the FLUSH under way written back; answered once all is.
+ * Returns 1 while there is more to do, 0 when it is answered, or -EACCES:
+ * the key no longer grants the piece (invalidated, a window bound
+ * elsewhere), and the caller NAKs it as the whole would have been.
+ */
+int sroce_resp_flush_run(struct sroce_qp *qp)
+{
+	typeof(qp->resp.flush) *f = &qp->resp.flush;
+	u64 n = min_t(u64, f->left, SROCE_FLUSH_CHUNK);
+	struct sroce_mr *mr;
+	int ret = 0;
+
+	if (n) {
+		ret = sroce_resp_key(qp, f->rkey, f->va, n, f->need, &mr);
+		if (!ret) {
+			ret = sroce_dma_walk(mr, f->va, n,
+					     sroce_pmem_write_back, NULL);
+			sroce_mr_access_end(mr);
+		}
+	}
+	if (ret) {
+		f->on = false;
+		return -EACCES;
+	}
+	f->va += n;
+	f->left -= n;
+	if (f->left)
+		return 1;
+	/* The write-backs are complete before the answer says so. */
+	wmb();
+	f->on = false;
+	sroce_resp_empty_resp(qp, f->psn);
 	return 0;
 }
