@@ -681,11 +681,14 @@ bool sroce_mr_inv_finish(struct sroce_mr *mr)
 
 /*
  * Reset and destroy of a QP whose engine holds an invalidation: wait for
- * the copies (short: one packet each, on other CPUs), then finish.
+ * the copies (short: one packet each, on other CPUs), then finish. Once
+ * another invalidation of the key has finished, a REG_MR may have let
+ * copies under the new key start: they end as quickly, and each that
+ * ends at zero wakes us again (inv_pending stays while we wait).
  * Process context.
  */
 void sroce_mr_inv_wait(struct sroce_mr *mr)
 {
-	wait_var_event(&mr->copies, !atomic_read(&mr->copies));
-	WARN_ON_ONCE(!sroce_mr_inv_finish(mr));
+	while (!sroce_mr_inv_finish(mr))
+		wait_var_event(&mr->copies, !atomic_read(&mr->copies));
 }
