@@ -197,10 +197,13 @@ void sroce_ooo_purge(struct sroce_qp *qp)
 /*
  * The request at the expected PSN has come: whether it carries selective
  * repeat's bit (@sr) says whether the peer speaks it, for the responder
- * and for the requester's own requests (sroce_qp_sr_offer()).
+ * and for the requester's own requests (sroce_qp_sr_offer()). It is
+ * progress too: what is kept further ahead ages from now.
  */
 void sroce_ooo_learn(struct sroce_qp *qp, bool sr)
 {
+	if (qp->resp.ooo_n)
+		qp->resp.ooo_since = jiffies;
 	sr = sr && READ_ONCE(qp->sdev->cc.sel_repeat) != SROCE_SR_OFF;
 	qp->resp.sr = sr;
 	if (READ_ONCE(qp->sr_peer) != sr)
