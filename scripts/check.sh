@@ -89,7 +89,9 @@ failures() {
 }
 
 # vm_suite FILE KVER STAGE [two]: one VM boot (two VMs joined by a link
-# for *.two.sh or with "two") runs the suite.
+# for *.two.sh or with "two") runs the suite. vm_opts (more vm-run.sh
+# options) and vm_args (the suite's arguments) apply when set.
+vm_opts=() vm_args=()
 vm_suite() {
 	local t=$1 kver=$2 stage=$3 name opts=()
 	name=$(basename "$t" .sh)-$kver
@@ -100,8 +102,9 @@ vm_suite() {
 	fi
 	echo "== vm suite $name"
 	local out=$res/vm-$name.out st=0 failed vmfault
-	scripts/vm-run.sh "${opts[@]}" --kver "$kver" --stage "$stage" \
-		--log "$res/vm-$name.log" "$t" > "$out" 2>&1 || st=$?
+	scripts/vm-run.sh "${opts[@]}" ${vm_opts[@]+"${vm_opts[@]}"} --kver "$kver" \
+		--stage "$stage" --log "$res/vm-$name.log" "$t" \
+		${vm_args[@]+"${vm_args[@]}"} > "$out" 2>&1 || st=$?
 	grep -E '^(\[h[12]\] )?(not )?ok ' "$out" |
 		sed -E 's/^\[h[12]\] //' > "$res/vm-$name.tap" || true
 	failures "$out"
@@ -177,7 +180,7 @@ grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" 
 # in tests/vm that is neither a suite here nor a known helper is a
 # failure: a new suite must be listed to run.
 suites=(
-	cq cq-resize mr memcg lifecycle rx demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
+	cq cq-resize mr memcg lifecycle rx storm verbs-fuzz demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
 	kverbs-rxe ring-scribble doorbell-stress two-devices cc loss dumbbell netns-move netns-cm
 	nvmeof rds nfs-rdma iser
 	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
