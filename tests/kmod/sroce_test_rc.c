@@ -307,9 +307,9 @@ static int rc_post_recv(struct rc_ctx *c, int q, u32 len)
 
 /*
  * Post @wr on qp[@q], gathering @len bytes at @off in @buf (nothing when
- * @len is 0), and wait for its completion in @op.
+ * @len is 0), signaled into @op; rc_wait() waits for it.
  */
-static int rc_exec(struct rc_ctx *c, int q, struct rc_op *op,
+static int rc_post(struct rc_ctx *c, int q, struct rc_op *op,
 		   struct ib_send_wr *wr, struct rc_buf *buf, size_t off,
 		   u32 len)
 {
@@ -326,12 +326,18 @@ static int rc_exec(struct rc_ctx *c, int q, struct rc_op *op,
 	wr->sg_list = len ? &sge : NULL;
 	wr->num_sge = len ? 1 : 0;
 	ret = ib_post_send(c->qp[q], wr, NULL);
-	if (ret) {
+	if (ret)
 		pr_info("# ib_post_send opcode %d on QP %u: %d\n", wr->opcode,
 			c->qp[q]->qp_num, ret);
-		return ret;
-	}
-	return rc_wait(c, op);
+	return ret;
+}
+
+/* rc_post(), then wait for the completion. */
+static int rc_exec(struct rc_ctx *c, int q, struct rc_op *op,
+		   struct ib_send_wr *wr, struct rc_buf *buf, size_t off,
+		   u32 len)
+{
+	return rc_post(c, q, op, wr, buf, off, len) ?: rc_wait(c, op);
 }
 
 /* RESET -> INIT -> RTR -> RTS, with @peer as the remote end. */
@@ -1013,21 +1019,41 @@ err:
 	return NULL;
 }
 
+/* How a round invalidates the FRMR. */
+enum rc_inv {
+	RC_INV_LOCAL,	/* LOCAL_INV on qp[1] */
+	RC_INV_SEND,	/* SEND_WITH_INV from qp[0] */
+	RC_INV_BOTH,	/* both at once: two invalidations wait on one MR */
+};
+
+static const char *const rc_inv_name[] = {
+	[RC_INV_LOCAL] = "LOCAL_INV",
+	[RC_INV_SEND] = "SEND_WITH_INV",
+	[RC_INV_BOTH] = "SEND_WITH_INV and LOCAL_INV at once",
+};
+
 /*
- * Invalidate the FRMR (LOCAL_INV on qp[1], or SEND_WITH_INV from qp[0])
- * while a stream on another pair WRITEs into it (LOCAL_INV) or READs it
- * (SEND_WITH_INV), then reuse its pages at once, as a consumer may when it
- * sees the completion. Copies that passed the MR check before the
- * invalidation must be over by then: nothing the stream WRITEs lands
- * after it, and every READ that succeeds returned bytes from before it.
- * The stream's next access fails with REM_ACCESS_ERR.
+ * Invalidate the FRMR (@how) while a stream on another pair WRITEs into
+ * it (LOCAL_INV, both) or READs it (SEND_WITH_INV), then reuse its pages
+ * at once, as a consumer may when it sees the completion. Copies that
+ * passed the MR check before the invalidation must be over by then:
+ * nothing the stream WRITEs lands after it, and every READ that succeeds
+ * returned bytes from before it. The stream's next access fails with
+ * REM_ACCESS_ERR. With both, the two invalidations of one key wait for
+ * the same copies; each must complete, and the REG_MR of the next round
+ * follows the last at once.
  */
-static bool rc_inv_stream_round(struct rc_ctx *c, bool send_inv, int warm,
+static bool rc_inv_stream_round(struct rc_ctx *c, enum rc_inv how, int warm,
 				bool *clean, int *n)
 {
-	const char *inv = send_inv ? "SEND_WITH_INV" : "LOCAL_INV";
+	bool send_inv = how == RC_INV_SEND;
+	const char *inv = rc_inv_name[how];
 	struct ib_send_wr wr = {
 		.opcode = send_inv ? IB_WR_SEND_WITH_INV : IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = c->mr->rkey,
+	};
+	struct ib_send_wr swr = {
+		.opcode = IB_WR_SEND_WITH_INV,
 		.ex.invalidate_rkey = c->mr->rkey,
 	};
 	struct ib_wc *wc = &c->rop[1].wc;
@@ -1050,7 +1076,21 @@ static bool rc_inv_stream_round(struct rc_ctx *c, bool send_inv, int warm,
 	       !completion_done(&st->done) && time_before(jiffies, end))
 		usleep_range(100, 200);
 
-	if (!send_inv) {
+	if (how == RC_INV_BOTH) {
+		/* The SEND_WITH_INV first: it arrives while LOCAL_INV waits. */
+		if (rc_post_recv(c, 1, RC_BUF) ||
+		    rc_post(c, 0, &c->sop, &swr, &c->tx, 0, 64) ||
+		    rc_post(c, 1, &c->lop, &wr, NULL, 0, 0) ||
+		    rc_wait(c, &c->sop) || rc_wait(c, &c->rop[1]) ||
+		    rc_wait(c, &c->lop))
+			goto stop;
+		pass = rc_op_is(&c->sop, "SEND_WITH_INV", IB_WC_SUCCESS,
+				IB_WC_SEND) &&
+		       rc_op_is(&c->rop[1], "RECV", IB_WC_SUCCESS,
+				IB_WC_RECV) &&
+		       rc_op_is(&c->lop, "LOCAL_INV", IB_WC_SUCCESS,
+				IB_WC_LOCAL_INV);
+	} else if (!send_inv) {
 		if (rc_exec(c, 1, &c->lop, &wr, NULL, 0, 0))
 			goto stop;
 		pass = rc_op_is(&c->lop, inv, IB_WC_SUCCESS, IB_WC_LOCAL_INV);
@@ -1114,9 +1154,10 @@ static bool rc_reg_again(struct rc_ctx *c)
  * a copy under the key is in flight at the moment of the invalidation in
  * some of them (inv_deferred counts those), never in all.
  */
-static void rc_check_inv_stream(struct rc_ctx *c, bool send_inv)
+static void rc_check_inv_stream(struct rc_ctx *c, enum rc_inv how)
 {
-	const char *inv = send_inv ? "SEND_WITH_INV" : "LOCAL_INV";
+	bool send_inv = how == RC_INV_SEND;
+	const char *inv = rc_inv_name[how];
 	/* Seen once (6.1): the stream's READ then never completed. */
 	const char *dev = send_inv ?
 		"a READ racing a SEND_WITH_INV of its rkey may not complete" :
@@ -1129,7 +1170,7 @@ static void rc_check_inv_stream(struct rc_ctx *c, bool send_inv)
 			pass = false;
 			break;
 		}
-		pass = rc_inv_stream_round(c, send_inv, 1 + r % 4, &cl, &n);
+		pass = rc_inv_stream_round(c, how, 1 + r % 4, &cl, &n);
 		clean = cl;
 		total += n;
 	}
@@ -1292,12 +1333,23 @@ static void rc_check_bad_vector(struct rc_ctx *c)
  */
 static void rc_check_burst(struct rc_ctx *c, int round)
 {
-	struct ib_send_wr wr[RC_DEPTH] = {};
-	struct ib_recv_wr rwr[RC_DEPTH] = {};
-	struct ib_sge sge[RC_DEPTH], rsge[RC_DEPTH];
+	/* On the heap: KASAN's redzones would push the frame past 2 KiB. */
+	struct {
+		struct ib_send_wr wr[RC_DEPTH];
+		struct ib_recv_wr rwr[RC_DEPTH];
+		struct ib_sge sge[RC_DEPTH], rsge[RC_DEPTH];
+	} *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct ib_send_wr *wr = b ? b->wr : NULL;
+	struct ib_recv_wr *rwr = b ? b->rwr : NULL;
+	struct ib_sge *sge = b ? b->sge : NULL, *rsge = b ? b->rsge : NULL;
 	const u32 len = 64;
 	bool pass = true;
 	int i;
+
+	if (!b) {
+		rc_report(c, false, "pair 6, burst %d: no memory", round);
+		return;
+	}
 
 	rc_fill(c->tx.va, RC_DEPTH * len, round);
 	memset(c->rx.va, RC_FILL, RC_DEPTH * len);
@@ -1339,6 +1391,7 @@ static void rc_check_burst(struct rc_ctx *c, int round)
 		       rc_same(c->rx.va + i * len, c->tx.va + i * len, len,
 			       "burst RECV data");
 out:
+	kfree(b);
 	rc_report(c, pass,
 		  "pair 6, burst %d: %d SENDs in one post into %d RECVs, handled in softirq: all complete, each with its bytes",
 		  round, RC_DEPTH, RC_DEPTH);
@@ -1392,14 +1445,19 @@ static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 	rc_pair_up(c, pd, "pair 4");
 	if (rc_up(c) && c->mr && rc_check_reg(c, "pair 4")) {
 		if (rc_up(c))
-			rc_check_inv_stream(c, false);
+			rc_check_inv_stream(c, RC_INV_LOCAL);
 		if (rc_up(c) &&
 		    rc_check_reg(c, "pair 4, after LOCAL_INV under a stream")) {
 			if (rc_up(c))
-				rc_check_inv_stream(c, true);
+				rc_check_inv_stream(c, RC_INV_SEND);
+			if (rc_up(c) &&
+			    rc_check_reg(c, "pair 4, after SEND_WITH_INV under a stream") &&
+			    rc_up(c))
+				rc_check_inv_stream(c, RC_INV_BOTH);
+			/* Last: the refused WRITE ends the pair (ERR). */
 			if (rc_up(c))
 				rc_check_write_refused(c,
-						       "SEND_WITH_INV under a stream");
+						       "both invalidations under a stream");
 		}
 	}
 	rc_pair_down(c, "pair 4");
