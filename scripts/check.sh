@@ -217,6 +217,37 @@ for s in lifecycle cm-sroce netns-cm nvmeof rx "${suites612[@]}"; do
 	vm_suite "tests/vm/$s.sh" "$k612" "$top/build/stage-$k612"
 done
 
+# The debug pass (DEBUG_KERNEL=1; CI runs it): the core suites on a kernel
+# with KASAN, lockdep, kmemleak, CSD lock and list debugging, built from
+# Debian's linux-source-6.1 (scripts/debug-kernel.sh, cached outside the
+# tree), and the random-verbs generator for 10 minutes. Slower under the
+# debug options, so each run gets more time.
+if [ "${DEBUG_KERNEL:-0}" = 1 ]; then
+	dstart=$(date +%s)
+	kdbg=''
+	step "debug kernel built (scripts/debug-kernel.sh)" scripts/debug-kernel.sh
+	kdbg=$(scripts/debug-kernel.sh --print 2>/dev/null) || kdbg=''
+	if [ -n "$kdbg" ]; then
+		step "module builds against $kdbg with -Werror" make -s module KDIR=/lib/modules/$kdbg/build
+		step "install into a DESTDIR ($kdbg)" make -s stage KDIR=/lib/modules/$kdbg/build \
+			STAGE="$top/build/stage-debug"
+		# KASAN watches every cache: SLUB's own debugging would only
+		# slow the runs further.
+		export SROCE_VM_SLUB_DEBUG=''
+		vm_opts=(--timeout 1500)
+		for s in lifecycle rc-sroce kverbs-sroce cm-sroce srq rx storm nvmeof; do
+			vm_suite "tests/vm/$s.sh" "$kdbg" "$top/build/stage-debug"
+		done
+		vm_args=(600)
+		vm_suite tests/vm/verbs-fuzz.sh "$kdbg" "$top/build/stage-debug"
+		vm_opts=() vm_args=()
+		unset SROCE_VM_SLUB_DEBUG
+	fi
+	echo "debug pass: $(( $(date +%s) - dstart )) s wall"
+elif [ "${DEBUG_KERNEL:-0}" != 0 ]; then
+	echo "not ok - DEBUG_KERNEL=$DEBUG_KERNEL: 1 or 0 only" | tee -a "$host"
+fi
+
 echo "make check: $(( $(date +%s) - start )) s wall"
 # Each check counted once; SKIP, not built and known peer deviations apart.
 summary=$(scripts/tap-count.sh "$res"/*.tap)

@@ -89,6 +89,15 @@ export SROCE_TESTS=/sroce-test/tests
 SROCE_SUITE=$(cat /sroce-test/name 2>/dev/null || echo run)
 export SROCE_SUITE
 
+# A kernel with kmemleak (the debug kernel): what boot itself leaked is
+# marked as seen, so the scan after the test reports only what the test
+# leaked.
+kml=/sys/kernel/debug/kmemleak
+if [ -w $kml ]; then
+	echo scan >$kml
+	echo clear >$kml
+fi
+
 args=()
 [ -f /sroce-test/args ] && mapfile -d '' -t args </sroce-test/args
 
@@ -114,12 +123,34 @@ else
 	log "no /sroce-test/run"
 fi
 
+# kmemleak: unload the driver and its test modules (what they still hold
+# becomes unreferenced if it leaked), let the objects age past kmemleak's
+# 5 s minimum and scan twice (the second drops false positives of objects
+# in flight); a report fails the run like a splat.
+leaks=''
+if [ -w $kml ]; then
+	modprobe -r sroce_test_kverbs sroce_test_rc sroce rdma_rxe 2>/dev/null
+	sleep 6
+	echo scan >$kml
+	echo scan >$kml
+	leaks=$(sed 's/^/kmemleak: /' $kml)
+	log "kmemleak: $(grep -c 'unreferenced object' <<<"$leaks") unreferenced objects after the test"
+fi
+
 # "BUG cache (Tainted...)" is how SLUB reports a red zone or poison hit.
+# KASAN, lockdep ("WARNING: possible circular locking ...", "WARNING:
+# suspicious RCU usage", an uninitialised lock's "INFO: trying to register
+# non-static key"), the CSD lock watchdog and kmemleak are the debug
+# kernel's.
 pat='BUG:|BUG [^ ]+ \((Not tainted|Tainted)|WARNING:|Oops|refcount_t:|soft lockup|detected stall|blocked for more than|general protection|UBSAN|kernel BUG|KASAN|list_add corruption|list_del corruption'
+pat="$pat|INFO: trying to register non-static key|csd: Detected non-responsive"
 # A user process's fault ("traps: prog[pid] general protection fault ip:..
 # in lib") is not the kernel's: its test sees the exit status.
 hits=$(dmesg | grep -E "$pat" |
 	grep -Ev '^\[ *[0-9.]+\] traps: [^ ]+\[[0-9]+\] general protection fault ip:')
+if [ -n "$leaks" ]; then
+	hits=$(printf '%s\n%s' "$hits" "$(grep 'unreferenced object' <<<"$leaks")" | sed '/^$/d')
+fi
 dm=clean
 if [ -n "$hits" ]; then
 	dm=dirty
@@ -128,6 +159,7 @@ if [ -n "$hits" ]; then
 	# The whole splat (with its trace) is what a developer needs next.
 	log "full dmesg follows"
 	dmesg | sed 's/^/sroce-init: dmesg: /'
+	[ -z "$leaks" ] || printf '%s\n' "$leaks" | sed 's/^/sroce-init: /'
 fi
 # The leading newline ends any partial line (firmware banner, a test's
 # last output without a newline) so the host finds the result.

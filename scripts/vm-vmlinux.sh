@@ -4,13 +4,27 @@
 # (cached). QEMU boots an ELF vmlinux through its PVH entry point, which
 # skips the bzImage decompressor: that saves several seconds per boot under
 # TCG. 6.1 carries an XZ payload, the 6.12 backports kernel a zstd one.
+# A kernel built here (scripts/debug-kernel.sh) has no /boot image: its
+# bzImage in /lib/modules/KVER/build is booted as it is, through the
+# decompressor (its vmlinux, with KASAN, dies at the PVH entry before the
+# early console).
 set -euo pipefail
 
 die() { echo "vm-vmlinux: $*" >&2; exit 1; }
 [ $# -eq 2 ] || die "usage: vm-vmlinux.sh KVER OUT"
 kver=$1 out=$2
 img=/boot/vmlinuz-$kver
-[ -r "$img" ] || die "no $img (is linux-image-$kver installed?)"
+built=/lib/modules/$kver/build/arch/x86/boot/bzImage
+[ -r "$img" ] || [ -r "$built" ] || die "no $img (is linux-image-$kver installed?)"
+if [ ! -r "$img" ]; then
+	if [ -s "$out" ] && [ "$out" -nt "$built" ] && [ "$out" -nt "$0" ]; then
+		exit 0
+	fi
+	mkdir -p "$(dirname "$out")"
+	cp "$built" "$out.tmp"
+	mv "$out.tmp" "$out"
+	exit 0
+fi
 
 if [ -s "$out" ] && [ "$out" -nt "$img" ] && [ "$out" -nt "$0" ]; then
 	exit 0
