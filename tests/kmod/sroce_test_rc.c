@@ -1397,6 +1397,203 @@ out:
 		  round, RC_DEPTH, RC_DEPTH);
 }
 
+/*
+ * Fan-in: RC_FAN_PAIRS pairs share one CQ handled in softirq, as an
+ * nvme-rdma queue's do; one thread on each CPU drives half of them, so
+ * the CQ's completion interrupt is raised, and steered to the other CPU,
+ * from both CPUs at once (the irq_queued rule of sroce_cq_interrupt()).
+ */
+#define RC_FAN_PAIRS	8
+#define RC_FAN_ROUNDS	400
+#define RC_FAN_WIN	8	/* SENDs in flight per pair */
+
+struct rc_fan;
+
+struct rc_fan_op {
+	struct ib_cqe cqe;
+	struct rc_fan *fan;
+};
+
+struct rc_fan {
+	struct rc_ctx *c;
+	struct ib_cq *cq;
+	struct ib_qp *qp[RC_FAN_PAIRS][2];
+	struct rc_buf buf;
+	struct rc_fan_op sop, rop;
+	atomic_t sent[RC_FAN_PAIRS], done[RC_FAN_PAIRS];
+	atomic_t ok, bad;
+	int err[2];
+	struct completion fin[2];
+};
+
+static void rc_fan_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rc_fan_op *op = container_of(wc->wr_cqe, struct rc_fan_op, cqe);
+	struct rc_fan *f = op->fan;
+	int i;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		atomic_inc(&f->bad);
+		return;
+	}
+	atomic_inc(&f->ok);
+	if (op != &f->sop)
+		return;
+	for (i = 0; i < RC_FAN_PAIRS; i++)
+		if (wc->qp == f->qp[i][0])
+			atomic_inc(&f->done[i]);
+}
+
+/* One SEND of 64 bytes on pair @i, into a RECV posted first. */
+static int rc_fan_post(struct rc_fan *f, int i)
+{
+	struct ib_sge sge = {
+		.addr = f->buf.dma + i * 64, .length = 64,
+		.lkey = f->c->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = {
+		.wr_cqe = &f->rop.cqe, .sg_list = &sge, .num_sge = 1,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &f->sop.cqe, .opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED, .sg_list = &sge, .num_sge = 1,
+	};
+	int ret;
+
+	ret = ib_post_recv(f->qp[i][1], &rwr, NULL);
+	if (!ret)
+		ret = ib_post_send(f->qp[i][0], &wr, NULL);
+	if (!ret)
+		atomic_inc(&f->sent[i]);
+	return ret;
+}
+
+struct rc_fan_thread {
+	struct rc_fan *f;
+	int half;
+};
+
+static int rc_fan_fn(void *arg)
+{
+	struct rc_fan_thread *t = arg;
+	struct rc_fan *f = t->f;
+	unsigned long end = jiffies + msecs_to_jiffies(4 * wait_ms);
+	int r, i, ret = 0;
+
+	for (r = 0; r < RC_FAN_ROUNDS && !ret; r++) {
+		for (i = t->half; i < RC_FAN_PAIRS && !ret; i += 2) {
+			while (atomic_read(&f->sent[i]) -
+			       atomic_read(&f->done[i]) >= RC_FAN_WIN) {
+				if (time_after(jiffies, end) ||
+				    atomic_read(&f->bad)) {
+					ret = -ETIMEDOUT;
+					break;
+				}
+				cond_resched();
+			}
+			if (!ret)
+				ret = rc_fan_post(f, i);
+		}
+	}
+	f->err[t->half] = ret;
+	kthread_complete_and_exit(&f->fin[t->half], 0);
+}
+
+static void rc_fan_down(struct rc_fan *f)
+{
+	int i, j;
+
+	for (i = 0; i < RC_FAN_PAIRS; i++)
+		for (j = 0; j < 2; j++)
+			if (!IS_ERR_OR_NULL(f->qp[i][j]))
+				ib_destroy_qp(f->qp[i][j]);
+	if (!IS_ERR_OR_NULL(f->cq))
+		ib_free_cq(f->cq);
+	rc_unmap_buf(f->c, &f->buf);
+	kfree(f);
+}
+
+static void rc_check_fan_in(struct rc_ctx *c)
+{
+	const int want = 2 * RC_FAN_PAIRS * RC_FAN_ROUNDS;
+	struct ib_qp_init_attr init = {};
+	struct rc_fan_thread t[2];
+	struct task_struct *k;
+	unsigned long end;
+	struct rc_fan *f;
+	bool pass = false;
+	int i, j, started = 0;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		goto out;
+	f->c = c;
+	f->sop = (struct rc_fan_op){ .cqe.done = rc_fan_done, .fan = f };
+	f->rop = (struct rc_fan_op){ .cqe.done = rc_fan_done, .fan = f };
+	if (rc_map_buf(c, &f->buf))
+		goto down;
+	f->cq = ib_alloc_cq(c->ibdev, NULL,
+			    2 * RC_FAN_PAIRS * (RC_FAN_WIN + 1), 0,
+			    IB_POLL_SOFTIRQ);
+	if (IS_ERR(f->cq)) {
+		pr_info("# fan-in ib_alloc_cq: %ld\n", PTR_ERR(f->cq));
+		goto down;
+	}
+	init.send_cq = f->cq;
+	init.recv_cq = f->cq;
+	init.cap.max_send_wr = RC_FAN_WIN;
+	init.cap.max_recv_wr = RC_FAN_WIN + 1;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.qp_type = IB_QPT_RC;
+	for (i = 0; i < RC_FAN_PAIRS; i++) {
+		for (j = 0; j < 2; j++) {
+			f->qp[i][j] = ib_create_qp(c->pd, &init);
+			if (IS_ERR(f->qp[i][j])) {
+				pr_info("# fan-in ib_create_qp: %ld\n",
+					PTR_ERR(f->qp[i][j]));
+				goto down;
+			}
+		}
+		if (rc_connect(c, f->qp[i][0], f->qp[i][1]) ||
+		    rc_connect(c, f->qp[i][1], f->qp[i][0]))
+			goto down;
+	}
+	for (i = 0; i < 2; i++) {
+		init_completion(&f->fin[i]);
+		t[i] = (struct rc_fan_thread){ .f = f, .half = i };
+		k = kthread_create(rc_fan_fn, &t[i], "rc_fan/%d", i);
+		if (IS_ERR(k)) {
+			pr_info("# kthread_create: %ld\n", PTR_ERR(k));
+			break;
+		}
+		if (i < num_online_cpus())
+			kthread_bind(k, cpumask_nth(i, cpu_online_mask));
+		wake_up_process(k);
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		wait_for_completion(&f->fin[i]);
+	/* Every completion of every pair arrives, all of them successful. */
+	end = jiffies + msecs_to_jiffies(wait_ms);
+	while (atomic_read(&f->ok) + atomic_read(&f->bad) < want &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	pass = started == 2 && !f->err[0] && !f->err[1] &&
+	       atomic_read(&f->ok) == want && !atomic_read(&f->bad);
+	if (!pass)
+		pr_info("# fan-in: %d threads, errors %d/%d, %d of %d completions, %d failed\n",
+			started, f->err[0], f->err[1], atomic_read(&f->ok),
+			want, atomic_read(&f->bad));
+down:
+	rc_fan_down(f);
+out:
+	rc_report(c, pass,
+		  "fan-in: %d pairs on one softirq CQ, SENDs posted from every CPU, %d rounds: every SEND and RECV completes successfully",
+		  RC_FAN_PAIRS, RC_FAN_ROUNDS);
+}
+
 static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 {
 	struct ib_pd *gpd;
@@ -1490,6 +1687,7 @@ static void rc_run(struct rc_ctx *c, struct ib_pd *pd)
 	rc_pair_down(c, "pair 6");
 	if (c->dead)
 		return;
+	rc_check_fan_in(c);
 
 	/* Pair 3: the DMA MR route, on a PD of its own. */
 	gpd = ib_alloc_pd(c->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
