@@ -188,6 +188,32 @@ _tap_end() {
 }
 trap _tap_end EXIT
 
+# rping_ok ADDR COUNT WHAT: an rping -V server on ADDR and a client of
+# COUNT verified round trips to it; two results, the client's (WHAT) and
+# the server's end.
+rping_ok() {
+	local s
+	timeout 120 rping -s -a "$1" -C "$2" -V >/tmp/rping_ok_s.log 2>&1 &
+	s=$!
+	for _ in $(seq 600); do
+		rdma res show cm_id | grep -q LISTEN && break
+		sleep 0.1
+	done
+	run_ok "$3" timeout 120 rping -c -a "$1" -C "$2" -V
+	wait $s
+	is "$?" 0 "... and its server ends well" || diag "$(tail -3 /tmp/rping_ok_s.log)"
+}
+
+# veth_device DEV: a veth va (10.99.0.1/24) to vb, both up, and the
+# sroce device DEV on va; one result.
+veth_device() {
+	ip link add va type veth peer name vb
+	ip link set va up
+	ip link set vb up
+	ip addr add 10.99.0.1/24 dev va
+	run_ok "device on veth va" rdma link add "$1" type sroce netdev va
+}
+
 # RoCE helpers every suite may want (gid_index).
 # shellcheck source=tests/vm/roce.sh
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/roce.sh"

@@ -17,11 +17,7 @@ both_listed() {
 	grep -qx rxe0 <<< "$l" && grep -qx sy <<< "$l"
 }
 
-ip link add va type veth peer name vb
-ip link set va up
-ip link set vb up
-ip addr add 10.99.0.1/24 dev va
-run_ok "device on veth va" rdma link add sx type sroce netdev va
+veth_device sx
 mac=$(cat /sys/class/net/va/address)
 
 # counter NAME: the value `rdma statistic` shows for NAME on sx.

@@ -1,9 +1,10 @@
 #!/bin/bash
-# storm.sh: a million hostile frames (roce_storm: every malformation the
-# receive path knows, datagrams to QP1, well-formed RC packets with random
-# PSNs, keys and SR bits from a stranger to live QPNs, and the same plus
-# CNPs spoofed from the victims' own peer) against an sroce device on a
-# veth, in three phases:
+# storm.sh [FRAMES]: FRAMES hostile frames (a million by default; the
+# debug pass sends fewer) from roce_storm: every malformation the receive
+# path knows, datagrams to QP1, well-formed RC packets with random PSNs,
+# keys and SR bits from a stranger to live QPNs, and the same plus CNPs
+# spoofed from the victims' own peer; against an sroce device on a veth,
+# in three phases:
 #   counted   the device holds idle victim QPs and nothing else talks:
 #             every frame that reaches the device is counted under exactly
 #             one first-stage reason (rx_packets or a rx_drop_* of the
@@ -19,16 +20,27 @@
 
 storm=/usr/libexec/sroce/roce_storm
 victims=/usr/libexec/sroce/storm_victims
-# Frames per phase: 400000 + 300000 + 300000.
-n_counted=${STORM_COUNTED:-400000}
-n_by=${STORM_BYSTANDERS:-300000}
-n_churn=${STORM_CHURN:-300000}
+# Frames per phase: 40%, 30% and 30%.
+frames=${1:-1000000}
+n_counted=$((frames * 4 / 10))
+n_by=$((frames * 3 / 10))
+n_churn=$((frames - n_counted - n_by))
 
-ip link add va type veth peer name vb
-ip link set va up
-ip link set vb up
-ip addr add 10.99.0.1/24 dev va
-run_ok "device on veth va" rdma link add sx type sroce netdev va
+# The churn below closes sroce's last UDP socket again and again; each
+# time the kernel turns udp_encap_needed_key off and patches a jump label
+# in udp_queue_rcv_one_skb() while the storm's CPU runs through it.
+# Under QEMU's TCG (7.2) that CPU was once seen stuck on the patched jump
+# for 26 s (the soft lockup detector's report, RIP at the label's site,
+# debug kernel): TCG's handling of code another vCPU modifies, not
+# sroce. A socket that holds the keys on for the whole suite keeps the
+# receive path's code still.
+mkfifo /tmp/hold.in
+/usr/libexec/sroce/udp_encap_hold </tmp/hold.in >/tmp/hold.out 2>&1 &
+hold=$!
+exec 7>/tmp/hold.in
+for _ in $(seq 600); do grep -q held /tmp/hold.out && break; sleep 0.1; done
+is "$(cat /tmp/hold.out)" held "a UDP encapsulation socket holds the kernel's encap keys on"
+veth_device sx
 mac=$(cat /sys/class/net/va/address)
 # The victims' peer (10.99.0.2) and the stranger (10.99.0.3) are vb.
 for a in 10.99.0.2 10.99.0.3; do
@@ -167,13 +179,10 @@ diag "sent: $(tr '\n' ' ' </tmp/storm3)"
 
 # Afterwards the device works as new.
 rdma link show sx/1 >/dev/null 2>&1 || rdma link add sx type sroce netdev va
-timeout 120 rping -s -a 10.99.0.1 -C 10 -V >/tmp/rping_s.log 2>&1 &
-rs=$!
-for _ in $(seq 600); do rdma res show cm_id | grep -q LISTEN && break; sleep 0.1; done
-run_ok "after the storm the RDMA CM connects and moves verified data (rping -V)" \
-	timeout 120 rping -c -a 10.99.0.1 -C 10 -V
-wait $rs
-is "$?" 0 "... and its server ends well"
+rping_ok 10.99.0.1 10 "after the storm the RDMA CM connects and moves verified data (rping -V)"
 run_ok "rdma link delete sx" rdma link delete sx
 run_ok "rmmod sroce" rmmod sroce
+exec 7>&-
+wait $hold
+is "$?" 0 "the encapsulation socket closes"
 done_testing

@@ -8,7 +8,14 @@
 #define SROCE_TEST_RAWFRAME_H
 
 #include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "proto/icrc.h"
 #include "proto/parse.h"
@@ -67,6 +74,46 @@ static int frame(unsigned char *f, const unsigned char *dmac,
 	if (fix_icrc && !opt && sroce_icrc_calc(ip, tot, &icrc))
 		sroce_icrc_put(udp + ulen - SROCE_ICRC_LEN, icrc);
 	return 14 + tot;
+}
+
+/*
+ * A raw socket that sends out of @ifname to the MAC @dmac_str: its fd,
+ * with @smac the interface's own MAC and @sll the address to sendto(), or
+ * -1 (said on stderr).
+ */
+static __attribute__((unused)) int raw_sender(const char *ifname,
+					      const char *dmac_str,
+					      unsigned char *smac,
+					      struct sockaddr_ll *sll)
+{
+	unsigned char dmac[6];
+	struct ifreq ifr;
+	int fd;
+
+	if (sscanf(dmac_str, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dmac[0],
+		   &dmac[1], &dmac[2], &dmac[3], &dmac[4], &dmac[5]) != 6) {
+		fprintf(stderr, "not a MAC: %s\n", dmac_str);
+		return -1;
+	}
+	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (fd < 0) {
+		perror("socket");
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		perror("SIOCGIFHWADDR");
+		close(fd);
+		return -1;
+	}
+	memcpy(smac, ifr.ifr_hwaddr.sa_data, 6);
+	memset(sll, 0, sizeof(*sll));
+	sll->sll_family = AF_PACKET;
+	sll->sll_ifindex = if_nametoindex(ifname);
+	sll->sll_halen = 6;
+	memcpy(sll->sll_addr, dmac, 6);
+	return fd;
 }
 
 #endif /* SROCE_TEST_RAWFRAME_H */

@@ -80,42 +80,25 @@ static int ud(unsigned char *buf, unsigned int qkey, unsigned int pkey,
 
 int main(int argc, char **argv)
 {
-	unsigned char dmac[6], smac[6], l4[2048], f[2200];
-	struct sockaddr_ll sll = { 0 };
+	unsigned char smac[6], l4[2048], f[2200];
+	struct sockaddr_ll sll;
 	int fd, i, n, count, len, l4len;
 	in_addr_t sip, dip;
 	const char *kind;
-	struct ifreq ifr;
 
 	if (argc != 7) {
 		fprintf(stderr, "usage: %s IFACE DST_MAC SRC_IP DST_IP KIND COUNT\n",
 			argv[0]);
 		return 2;
 	}
-	if (sscanf(argv[2], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dmac[0], &dmac[1],
-		   &dmac[2], &dmac[3], &dmac[4], &dmac[5]) != 6)
-		return 2;
 	sip = inet_addr(argv[3]);
 	dip = inet_addr(argv[4]);
 	kind = argv[5];
 	count = atoi(argv[6]);
 
-	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	if (fd < 0) {
-		perror("socket");
+	fd = raw_sender(argv[1], argv[2], smac, &sll);
+	if (fd < 0)
 		return 1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", argv[1]);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
-		perror("SIOCGIFHWADDR");
-		return 1;
-	}
-	memcpy(smac, ifr.ifr_hwaddr.sa_data, 6);
-	sll.sll_family = AF_PACKET;
-	sll.sll_ifindex = if_nametoindex(argv[1]);
-	sll.sll_halen = 6;
-	memcpy(sll.sll_addr, dmac, 6);
 
 	srand(4791);
 	for (i = 0; i < count; i++) {
@@ -123,7 +106,7 @@ int main(int argc, char **argv)
 			l4len = rand() % 600;
 			for (n = 0; n < l4len; n++)
 				l4[n] = rand();
-			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 0);
+			len = frame(f, sll.sll_addr, smac, sip, dip, 0, l4, l4len, 0);
 		} else if (!strncmp(kind, "ud_", 3) || !strncmp(kind, "gsi_", 4)) {
 			if (!strcmp(kind, "ud_qkey"))
 				l4len = ud(l4, 0x12345678, SROCE_DEFAULT_PKEY, 256, 0);
@@ -134,13 +117,13 @@ int main(int argc, char **argv)
 			else
 				l4len = ud(l4, QP1_QKEY, SROCE_DEFAULT_PKEY,
 					   rand() % 257, 1);
-			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 1);
+			len = frame(f, sll.sll_addr, smac, sip, dip, 0, l4, l4len, 1);
 		} else if (!strcmp(kind, "badop")) {
 			l4len = transport(l4, 0x1f);
-			len = frame(f, dmac, smac, sip, dip, 0, l4, l4len, 1);
+			len = frame(f, sll.sll_addr, smac, sip, dip, 0, l4, l4len, 1);
 		} else {
 			l4len = transport(l4, SROCE_SEND_ONLY);
-			len = frame(f, dmac, smac, sip, dip,
+			len = frame(f, sll.sll_addr, smac, sip, dip,
 				    !strcmp(kind, "ipopt") ? 4 : 0, l4, l4len, 1);
 			if (!strcmp(kind, "badicrc"))
 				f[len - 1] ^= 0x10;

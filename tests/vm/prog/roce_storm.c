@@ -171,13 +171,12 @@ static unsigned int live_qpn(void)
 
 int main(int argc, char **argv)
 {
-	unsigned char dmac[6], smac[6], l4[2048], f[2200];
+	unsigned char smac[6], l4[2048], f[2200];
 	in_addr_t dip, stranger, peer, sip;
 	unsigned long sent[K_NR] = { 0 };
-	struct sockaddr_ll sll = { 0 };
+	struct sockaddr_ll sll;
 	int fd, n, len, l4len, opt, fix;
 	unsigned int i, k;
-	struct ifreq ifr;
 	long count;
 
 	if (argc != 10) {
@@ -186,9 +185,6 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	if (sscanf(argv[2], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dmac[0], &dmac[1],
-		   &dmac[2], &dmac[3], &dmac[4], &dmac[5]) != 6)
-		return 2;
 	dip = inet_addr(argv[3]);
 	stranger = inet_addr(argv[4]);
 	peer = inet_addr(argv[5]);
@@ -200,22 +196,9 @@ int main(int argc, char **argv)
 		if (qpns[i] > qpn_top)
 			qpn_top = qpns[i];
 
-	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	if (fd < 0) {
-		perror("socket");
+	fd = raw_sender(argv[1], argv[2], smac, &sll);
+	if (fd < 0)
 		return 1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", argv[1]);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
-		perror("SIOCGIFHWADDR");
-		return 1;
-	}
-	memcpy(smac, ifr.ifr_hwaddr.sa_data, 6);
-	sll.sll_family = AF_PACKET;
-	sll.sll_ifindex = if_nametoindex(argv[1]);
-	sll.sll_halen = 6;
-	memcpy(sll.sll_addr, dmac, 6);
 
 	for (; count > 0; count--) {
 		k = rand() % K_NR;
@@ -271,7 +254,7 @@ int main(int argc, char **argv)
 				kind_name[k]);
 			return 1;
 		}
-		len = frame(f, dmac, smac, sip, dip, opt, l4, l4len, fix);
+		len = frame(f, sll.sll_addr, smac, sip, dip, opt, l4, l4len, fix);
 		if (k == K_BADICRC)
 			f[len - 1] ^= 0x10;
 		if (k == K_UDPLEN) {
