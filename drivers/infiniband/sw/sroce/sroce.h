@@ -98,6 +98,8 @@ struct sroce_dev {
 	struct sroce_cc_params cc;
 	/* Bytes (truesize) of requests kept past gaps (sroce_ooo.c). */
 	atomic_long_t ooo_bytes;
+	/* Their limit; 0: the default. Lowered only through debugfs. */
+	unsigned long ooo_max;
 	/* sroce/<name> in debugfs, from registration (sroce_debugfs.c) */
 	struct dentry *debugfs;
 	/* The UDP port in the netdev's namespace (sroce_sock.c). */

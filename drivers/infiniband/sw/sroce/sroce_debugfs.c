@@ -110,11 +110,26 @@ void sroce_debugfs_qp_del(struct sroce_qp *qp)
 	qp->debugfs = NULL;
 }
 
+/* What the device as a whole holds for remote peers. */
+static int sroce_dev_show(struct seq_file *m, void *v)
+{
+	struct sroce_dev *sdev = m->private;
+
+	seq_printf(m, "ooo_bytes\t%ld\n", atomic_long_read(&sdev->ooo_bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_dev);
+
 /* Named as the device was when it registered; a rename keeps the name. */
 void sroce_debugfs_dev_add(struct sroce_dev *sdev)
 {
-	WRITE_ONCE(sdev->debugfs, debugfs_create_dir(dev_name(&sdev->ibdev.dev),
-						     sroce_debugfs_root));
+	struct dentry *dir = debugfs_create_dir(dev_name(&sdev->ibdev.dev),
+						sroce_debugfs_root);
+
+	debugfs_create_file("device", 0400, dir, sdev, &sroce_dev_fops);
+	/* Root may lower the limit of kept requests (0: the default). */
+	debugfs_create_ulong("ooo_max_bytes", 0600, dir, &sdev->ooo_max);
+	WRITE_ONCE(sdev->debugfs, dir);
 }
 
 /* Every QP of the device is gone. */

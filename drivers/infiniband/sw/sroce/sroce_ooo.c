@@ -46,7 +46,8 @@
 #define SROCE_OOO_NAKS		SROCE_RESEND_ONE_MAX
 /*
  * The bytes (truesize) all QPs of a device may hold past gaps: 64 windows
- * of full 1 KiB packets, some 16 of 4 KiB ones.
+ * of full 1 KiB packets, some 16 of 4 KiB ones. debugfs may set a lower
+ * limit (sdev->ooo_max), so that tests reach it with a few packets.
  */
 #define SROCE_OOO_DEV_BYTES	(64UL << 20)
 /* How long kept requests may wait without progress at the expected PSN. */
@@ -75,9 +76,13 @@ static void sroce_ooo_drop(struct sroce_qp *qp, struct sk_buff **slot)
 /* May the device hold @skb past a gap? If so, it is charged to it. */
 static bool sroce_ooo_charge(struct sroce_qp *qp, struct sk_buff *skb)
 {
+	unsigned long max = READ_ONCE(qp->sdev->ooo_max);
 	atomic_long_t *held = &qp->sdev->ooo_bytes;
 
-	if (atomic_long_add_return(skb->truesize, held) <= SROCE_OOO_DEV_BYTES)
+	/* Lower only: 0 and anything above are the default. */
+	if (!max || max > SROCE_OOO_DEV_BYTES)
+		max = SROCE_OOO_DEV_BYTES;
+	if (atomic_long_add_return(skb->truesize, held) <= max)
 		return true;
 	atomic_long_sub(skb->truesize, held);
 	sroce_count(qp->sdev, SROCE_CNT_OOO_REFUSED, 1);
