@@ -185,6 +185,7 @@ static struct dst_entry *sroce_route(struct sroce_dev *sdev,
 	struct in6_addr saddr6;
 	__be32 saddr4;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "route lookup outside RCU");
 	if (cache && av->ipv6)
 		dst = dst_cache_get_ip6(cache, &saddr6);
 	else if (cache)
