@@ -25,6 +25,16 @@ kverbs_main() {
 	gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
 	ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
 
+	# sroce, debugfs fault injection: each access through an FRMR lasts
+	# 500 us longer, so invalidations under a stream find copies running
+	# and wait; and the responder's worker sleeps 300 ms after the copies
+	# an invalidation waited for ended, so that "both at once" reuses the
+	# key before that invalidation looks again.
+	if [ "$drv" = sroce ]; then
+		run_ok "fault injection: fault_copy_us 500, fault_inv_wake_ms 300" \
+			sh -c "echo 500 >/sys/kernel/debug/sroce/$dev/fault_copy_us &&
+			       echo 300 >/sys/kernel/debug/sroce/$dev/fault_inv_wake_ms"
+	fi
 	# The module prints its TAP (plan included) into the kernel log and
 	# its load fails if a check failed: tap_merge counts each check once
 	# and flags a load whose status disagrees with the checks.

@@ -100,6 +100,14 @@ struct sroce_dev {
 	atomic_long_t ooo_bytes;
 	/* Their limit; 0: the default. Lowered only through debugfs. */
 	unsigned long ooo_max;
+	/*
+	 * Fault injection (debugfs, 0: off): a responder's worker sleeps
+	 * this long after the copies an invalidation waited for ended, so
+	 * that a test can act in between (sroce_task.c).
+	 */
+	u32 fault_inv_wake_ms;
+	/* ... and an access through an FRMR lasts this much longer. */
+	u32 fault_copy_us;
 	/* sroce/<name> in debugfs, from registration (sroce_debugfs.c) */
 	struct dentry *debugfs;
 	/* The UDP port in the netdev's namespace (sroce_sock.c). */

@@ -129,6 +129,10 @@ void sroce_debugfs_dev_add(struct sroce_dev *sdev)
 	debugfs_create_file("device", 0400, dir, sdev, &sroce_dev_fops);
 	/* Root may lower the limit of kept requests (0: the default). */
 	debugfs_create_ulong("ooo_max_bytes", 0600, dir, &sdev->ooo_max);
+	/* Tests only: widen the window after an invalidation's wait. */
+	debugfs_create_u32("fault_inv_wake_ms", 0600, dir,
+			   &sdev->fault_inv_wake_ms);
+	debugfs_create_u32("fault_copy_us", 0600, dir, &sdev->fault_copy_us);
 	WRITE_ONCE(sdev->debugfs, dir);
 }
 

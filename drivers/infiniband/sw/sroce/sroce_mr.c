@@ -33,6 +33,7 @@
  * and inv_pending stays until both have (inv_waiters), so the one that
  * finishes second is still woken after a REG_MR in between.
  */
+#include <linux/delay.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -486,6 +487,19 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 }
 
 /*
+ * Fault injection for tests (debugfs fault_copy_us, 0: off): an access
+ * through an FRMR lasts this much longer, so that an invalidation of its
+ * key finds it running and waits.
+ */
+static void sroce_mr_fault_copy(struct sroce_mr *mr)
+{
+	u32 us = READ_ONCE(to_sdev(mr->ibmr.device)->fault_copy_us);
+
+	if (unlikely(us))
+		udelay(min(us, 2000U));
+}
+
+/*
  * An access that passed sroce_mr_check() is done with the MR's memory. The
  * last copy under an invalidated key wakes whoever waits for it
  * (sroce_mr_inv_begin()).
@@ -494,6 +508,8 @@ void sroce_mr_access_end(struct sroce_mr *mr)
 {
 	if (!mr)
 		return;
+	if (mr->type == SROCE_MR_FAST_REG)
+		sroce_mr_fault_copy(mr);
 	/* Fully ordered: our bytes are moved before the count drops. */
 	if (mr->type == SROCE_MR_FAST_REG &&
 	    atomic_dec_and_test(&mr->copies) && READ_ONCE(mr->inv_pending))

@@ -21,6 +21,7 @@
  * ping-pong never waits for it, nor does a timeout: the completer's
  * timers (struct sroce_wake_timer) run the QP in their softirq.
  */
+#include <linux/delay.h>
 #include <linux/wait_bit.h>
 
 #include "sroce.h"
@@ -233,6 +234,19 @@ void sroce_sched_leave(void)
  * another CPU with BH off, so the wait is short, and a pauser that waits
  * for the hand-over waits for it too.
  */
+/*
+ * Fault injection for tests (debugfs fault_inv_wake_ms): a responder whose
+ * invalidation waited sleeps before its next pass, so that the requester's
+ * invalidation of the same key, a REG_MR and new copies can come first.
+ */
+static void sroce_task_fault_wake(struct sroce_task *t)
+{
+	u32 ms = READ_ONCE(t->sdev->fault_inv_wake_ms);
+
+	if (unlikely(ms) && t->recv)
+		msleep(min(ms, 10000U));
+}
+
 static void sroce_task_work(struct work_struct *work)
 {
 	struct sroce_task *t = container_of(work, struct sroce_task, work);
@@ -241,6 +255,7 @@ static void sroce_task_work(struct work_struct *work)
 	if (cnt) {
 		wait_var_event(cnt, !atomic_read(cnt));
 		WRITE_ONCE(t->wait_zero, NULL);
+		sroce_task_fault_wake(t);
 	}
 
 	sroce_sched_enter();
