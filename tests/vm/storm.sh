@@ -62,6 +62,14 @@ first_stage() {
 	done
 	echo $s
 }
+# Frames the stack dropped before any protocol saw them: the backlog
+# queue overflowing while softirq work waits for ksoftirqd (softnet_stat's
+# second column, per CPU, in hex).
+backlog_drops() {
+	local s=0 a b rest
+	while read -r a b rest; do s=$((s + 0x$b)); done </proc/net/softnet_stat
+	echo $s
+}
 qpns() { rdma res show qp link sx/1 | awk '{ for (i = 1; i < NF; i++) if ($i == "lqpn") print $(i + 1) }' | paste -sd,; }
 # wait_listen PORT: a TCP listener on PORT (ibv_rc_pingpong's server).
 wait_listen() {
@@ -79,17 +87,21 @@ coproc VIC { "$victims" sx "$gid" 16; }
 read -r -t 60 word vqpns <&"${VIC[0]}" || word=''
 is "$word" qpns "16 victim QPs in RTS towards 10.99.0.2"
 before=$(first_stage)
+backlog_before=$(backlog_drops)
 drops_before=$(counter rx_drop_bad)
 run_ok "$n_counted frames go in" sh -c "$storm vb $mac 10.99.0.1 10.99.0.3 10.99.0.2 $n_counted 1 '$(qpns)' '${vqpns:--}' >/tmp/storm1"
 # Frames whose UDP length overruns the frame die in the UDP layer (UDP
-# InErrors), before the device: all others reach it.
+# InErrors), before the device, and so do any the backlog queue dropped
+# on a busy host: all others reach it.
 want=$((n_counted - $(sent /tmp/storm1 udplen)))
 for _ in $(seq 1200); do
+	lost=$(( $(backlog_drops) - backlog_before ))
 	got=$(( $(first_stage) - before ))
-	[ "$got" -ge "$want" ] && break
+	[ $((got + lost)) -ge "$want" ] && break
 	sleep 0.1
 done
-is "$got" "$want" "every frame that reached the device is counted under one first-stage reason"
+is "$((got + lost))" "$want" "every frame that reached the device is counted under one first-stage reason"
+diag "$got counted by the device, $lost dropped by the backlog queue before it"
 diag "sent: $(tr '\n' ' ' </tmp/storm1)"
 diag "counters: $(rdma statistic show link sx/1 | tr -s ' ' | cut -c1-600)"
 ok "$(( $(counter rx_drop_bad) > drops_before ))" "the stranger's packets to live QPNs are dropped as rx_drop_bad"
