@@ -289,11 +289,18 @@ static void op_modify(struct ep *e)
 		stat_add(&stats->rts, 1);
 }
 
-static void fill_sge(struct ep *e, struct ibv_sge *sge)
+/*
+ * An SGE into a registered buffer, or (unless @real) now and then made
+ * up. Inline data is read by the library in this process: a made-up
+ * address there would be our own segfault, not a test of the device.
+ */
+static void fill_sge(struct ep *e, struct ibv_sge *sge, int real)
 {
 	struct ibv_mr *mr = any_mr(e);
 
-	if (mr && rnd(8)) {
+	if (real && !mr) {
+		memset(sge, 0, sizeof(*sge));
+	} else if (mr && (real || rnd(8))) {
 		size_t len = mr->length;
 
 		sge->addr = (uintptr_t)mr->addr + rnd(len);
@@ -328,11 +335,12 @@ static void op_post_send(struct ep *e)
 		wr[i].opcode = ops[rnd(sizeof(ops) / sizeof(ops[0]))];
 		wr[i].num_sge = rnd(3);
 		wr[i].sg_list = sge[i];
-		for (j = 0; j < wr[i].num_sge; j++)
-			fill_sge(e, &sge[i][j]);
 		wr[i].send_flags = (rand() & 1 ? IBV_SEND_SIGNALED : 0) |
 				   (rnd(8) ? 0 : IBV_SEND_INLINE) |
 				   (rnd(4) ? 0 : IBV_SEND_FENCE);
+		for (j = 0; j < wr[i].num_sge; j++)
+			fill_sge(e, &sge[i][j],
+				 wr[i].send_flags & IBV_SEND_INLINE);
 		rmr = any_mr(e);
 		if (wr[i].opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 		    wr[i].opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
@@ -376,7 +384,7 @@ static void op_post_recv(struct ep *e)
 	wr.num_sge = rnd(3);
 	wr.sg_list = sge;
 	for (j = 0; j < wr.num_sge; j++)
-		fill_sge(e, &sge[j]);
+		fill_sge(e, &sge[j], 0);
 	if (rand() & 1) {
 		struct ibv_qp *qp = e->qp[rnd(NQP)];
 
