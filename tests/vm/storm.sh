@@ -113,36 +113,45 @@ is "$?" 0 "every victim QP, its CQ, MR and PD are destroyed cleanly after the st
 is "$(rdma res show qp link sx/1 | grep -vc 'type GSI\|type SMI')" 0 "no QP is left behind"
 
 # --- bystanders ------------------------------------------------------
-# Two loops of verified exchanges on the device's own address, each a
-# fresh connection (fresh QPNs, which the storm's stranger also hits just
-# above the highest it was told), until the storm is over; a loop stops
-# at its first failure.
+# pingpong G N [OPT...]: one ibv_rc_pingpong exchange of N verified
+# messages over GID index G, server and client on this host; 1 when the
+# client fails, 2 the server, 3 when the server never listened.
+pingpong() {
+	local g=$1 n=$2 s
+	shift 2
+	timeout 120 ibv_rc_pingpong -d sx -g "$g" -n "$n" -c "$@" >/tmp/pp_s.log 2>&1 &
+	s=$!
+	wait_listen 18515 || { kill $s 2>/dev/null; wait $s; return 3; }
+	timeout 120 ibv_rc_pingpong -d sx -g "$g" -n "$n" -c "$@" 127.0.0.1 >/tmp/pp_c.log 2>&1 ||
+		{ wait $s; return 1; }
+	wait $s || return 2
+}
+# rping_once: one RDMA CM connection with 50 verified round trips.
+rping_once() {
+	local s
+	timeout 120 rping -s -a 10.99.0.1 -C 50 -S 4096 -V >/tmp/rping_s.log 2>&1 &
+	s=$!
+	for _ in $(seq 600); do rdma res show cm_id | grep -q LISTEN && break; sleep 0.1; done
+	timeout 120 rping -c -a 10.99.0.1 -C 50 -S 4096 -V >/tmp/rping_c.log 2>&1 || { wait $s; return 1; }
+	wait $s || return 2
+}
+pp_once() { pingpong "$gid" 200 -s 4096; }
+# rounds NAME CMD: CMD again and again, each a fresh connection (fresh
+# QPNs, which the storm's stranger also hits just above the highest it
+# was told), until the storm is over; stops at the first failure with
+# its status; the count of rounds is in /tmp/NAME.rounds.
+rounds() {
+	local n=0
+	while [ ! -e /tmp/storm2.done ]; do
+		"$2" || return
+		n=$((n + 1))
+		echo $n >"/tmp/$1.rounds"
+	done
+}
 rm -f /tmp/storm2.done
-(
-	n=0
-	while [ ! -e /tmp/storm2.done ]; do
-		timeout 120 rping -s -a 10.99.0.1 -C 50 -S 4096 -V >/tmp/rping_s.log 2>&1 &
-		s=$!
-		for _ in $(seq 600); do rdma res show cm_id | grep -q LISTEN && break; sleep 0.1; done
-		timeout 120 rping -c -a 10.99.0.1 -C 50 -S 4096 -V >/tmp/rping_c.log 2>&1 || exit 1
-		wait $s || exit 2
-		n=$((n + 1))
-		echo $n >/tmp/rping.rounds
-	done
-) &
+rounds rping rping_once &
 by_rping=$!
-(
-	n=0
-	while [ ! -e /tmp/storm2.done ]; do
-		timeout 120 ibv_rc_pingpong -d sx -g "$gid" -n 200 -s 4096 -c >/tmp/pp_s.log 2>&1 &
-		s=$!
-		wait_listen 18515 || exit 3
-		timeout 120 ibv_rc_pingpong -d sx -g "$gid" -n 200 -s 4096 -c 127.0.0.1 >/tmp/pp_c.log 2>&1 || exit 1
-		wait $s || exit 2
-		n=$((n + 1))
-		echo $n >/tmp/pp.rounds
-	done
-) &
+rounds pp pp_once &
 by_pp=$!
 # The storm starts once the bystanders' QPs exist, so it knows their QPNs.
 for _ in $(seq 600); do
@@ -176,12 +185,7 @@ while kill -0 $sp 2>/dev/null && [ $rounds -lt 40 ]; do
 			failed="$failed device@$rounds" ;;
 	*)	# QPs, CQs, MRs, PDs: a short verified exchange
 		g=$(gid_index sx 10.99.0.1) || g=0
-		timeout 120 ibv_rc_pingpong -d sx -g "$g" -n 20 -c >/dev/null 2>&1 &
-		p=$!
-		wait_listen 18515
-		timeout 120 ibv_rc_pingpong -d sx -g "$g" -n 20 -c 127.0.0.1 >/dev/null 2>&1 ||
-			failed="$failed pingpong@$rounds"
-		wait $p || failed="$failed pingpong-server@$rounds" ;;
+		pingpong "$g" 20 || failed="$failed pingpong@$rounds($?)" ;;
 	esac
 done
 wait $sp
