@@ -742,6 +742,16 @@ static void probing(void)
 	ibv_destroy_qp(qp);
 }
 
+/* The device's debugfs file @name (sroce/DEVICE/@name) opened for @mode. */
+static FILE *dev_debugfs(const char *name, const char *mode)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/sroce/%s/%s",
+		 wire.dev, name);
+	return fopen(path, mode);
+}
+
 /*
  * The bytes (sk_buff truesize) the device holds past gaps for all its
  * QPs (debugfs sroce/DEVICE/device, ooo_bytes), or -1.
@@ -749,12 +759,8 @@ static void probing(void)
 static long long held_bytes(void)
 {
 	long long v = -1;
-	char path[128];
-	FILE *f;
+	FILE *f = dev_debugfs("device", "r");
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/sroce/%s/device",
-		 wire.dev);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "ooo_bytes %lld", &v) != 1)
@@ -1074,12 +1080,8 @@ static void kept_freed(void)
 /* Set the device's limit of kept bytes (debugfs; 0: the default): 0, -1. */
 static int set_held_max(long long v)
 {
-	char path[128];
-	FILE *f;
+	FILE *f = dev_debugfs("ooo_max_bytes", "w");
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/sroce/%s/ooo_max_bytes",
-		 wire.dev);
-	f = fopen(path, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "%lld\n", v);
