@@ -136,11 +136,11 @@ rping_once() {
 	wait $s || return 2
 }
 pp_once() { pingpong "$gid" 200 -s 4096; }
-# rounds NAME CMD: CMD again and again, each a fresh connection (fresh
+# loop_rounds NAME CMD: CMD again and again, each a fresh connection (fresh
 # QPNs, which the storm's stranger also hits just above the highest it
 # was told), until the storm is over; stops at the first failure with
 # its status; the count of rounds is in /tmp/NAME.rounds.
-rounds() {
+loop_rounds() {
 	local n=0
 	while [ ! -e /tmp/storm2.done ]; do
 		"$2" || return
@@ -149,9 +149,9 @@ rounds() {
 	done
 }
 rm -f /tmp/storm2.done
-rounds rping rping_once &
+loop_rounds rping rping_once &
 by_rping=$!
-rounds pp pp_once &
+loop_rounds pp pp_once &
 by_pp=$!
 # The storm starts once the bystanders' QPs exist, so it knows their QPNs.
 for _ in $(seq 600); do
