@@ -227,7 +227,7 @@ for s in lifecycle cm-sroce netns-cm nvmeof rx "${suites612[@]}"; do
 	vm_suite "tests/vm/$s.sh" "$k612" "$top/build/stage-$k612"
 done
 
-# The debug pass (DEBUG_KERNEL=1): the core suites on a kernel
+# The debug pass (DEBUG_KERNEL=1; CI runs it): the core suites on a kernel
 # with KASAN, lockdep, kmemleak, CSD lock and list debugging, built from
 # Debian's linux-source-6.1 (scripts/debug-kernel.sh, cached outside the
 # tree), and the random-verbs generator for 10 minutes. Slower under the
