@@ -47,6 +47,8 @@ module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': make deps"; exit 1; }
 	@mkdir -p $(KB)
 	@cp -ru --preserve=timestamps Kbuild drivers include $(KB)/
+	@cd $(KB) && find drivers include -name '*.[ch]' | while read -r f; do \
+		test -e "$(CURDIR)/$$f" || rm -f "$$f"; done
 	$(MAKE) -C $(KDIR) M=$(KB) $(if $(C),C=$(C)) modules
 
 test-kmod: module

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The module's call graph, from its sources: which file calls which, and
-# every cycle (files that call each other, directly or round a circle, and
-# functions that can reach themselves).
+# The module's call graph, from its sources: which file calls which, every
+# call that breaks the layer table (scripts/layers.txt: a call up or
+# sideways, a file missing from the table or outside its layer's folder),
+# and every cycle (files that call each other, directly or round a circle,
+# and functions that can reach themselves).
 #
-#   scripts/callgraph.sh [--strict] [--edges] [DIR]
+#   scripts/callgraph.sh [--strict] [--edges] [--doc] [DIR]
 #
 # DIR is the module (drivers/infiniband/sw/sroce). --edges also prints each
-# cross-file call with its line. --strict exits 1 if there is any cycle.
+# cross-file call with its line. --strict exits 1 on any layer break or
+# cycle. --doc prints only the generated section of
+# Documentation/sroce-callgraph.rst (the layer table and the file graph);
+# make check compares the page with it.
 #
 # How: kernel style puts a function body between a "{" and a "}" alone in
 # column 0, so awk finds the definitions in the .c files and the static
@@ -20,23 +25,49 @@ set -euo pipefail
 
 strict=0
 edges=0
+doc=0
 dir=
 for a in "$@"; do
 	case $a in
 	--strict) strict=1 ;;
 	--edges) edges=1 ;;
-	-*) echo "usage: $0 [--strict] [--edges] [DIR]" >&2; exit 2 ;;
+	--doc) doc=1 ;;
+	-*) echo "usage: $0 [--strict] [--edges] [--doc] [DIR]" >&2; exit 2 ;;
 	*) dir=$a ;;
 	esac
 done
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${dir:-$top/drivers/infiniband/sw/sroce}
+layers=$top/scripts/layers.txt
 cd "$dir"
 
-files=$(ls ./*.c ./*.h proto/*.c proto/*.h 2>/dev/null | sed 's|^\./||')
+files=$(find . -name '*.[ch]' | sed 's|^\./||' | LC_ALL=C sort)
 
 # shellcheck disable=SC2086
-awk -v strict="$strict" -v show_edges="$edges" '
+awk -v strict="$strict" -v show_edges="$edges" -v doc="$doc" \
+	-v layers="$layers" '
+# The layer table: row[file] is its tier, top first.
+BEGIN {
+	while ((getline ln < layers) > 0) {
+		if (ln ~ /^[ \t]*(#|$)/)
+			continue
+		m = split(ln, w, /[ \t]+/)
+		nrow++
+		rfolder[nrow] = w[1]
+		rname[nrow] = w[2]
+		for (i = 3; i <= m; i++) {
+			row[w[i]] = nrow
+			rfiles[nrow] = rfiles[nrow] " " w[i]
+			if (index(w[i], w[1] "/") != 1)
+				lerr[++nlerr] = sprintf("%s: in tier %s of layer %s, outside %s/", \
+					w[i], w[2], w[1], w[1])
+		}
+	}
+	if (!nrow) {
+		print "callgraph: no layer table at " layers > "/dev/stderr"
+		exit 2
+	}
+}
 function reset() { hdr = "" }
 # The text of a line without comments and string contents.
 function clean(s,    i, j) {
@@ -88,6 +119,8 @@ FNR == 1 { file = FILENAME; inbody = 0; incomment = 0; reset() }
 			defline[cur] = hdrline
 			isstatic[cur] = hdr ~ /^[ \t]*static[ \t]/
 			ishdr[cur] = file ~ /\.h$/
+			if (!ishdr[cur])
+				cfile[file] = 1
 			if (!ishdr[cur] && !isstatic[cur])
 				global[n] = cur
 			if (ishdr[cur])
@@ -174,6 +207,68 @@ function reaches(fn, target,    n, i, m, list, stack, top, u, v) {
 	}
 	return 0
 }
+# Every .c file in the table and in its folder, every call to a lower
+# tier; prints what is not, returns how many.
+function layer_check(    bad, f, i, j, a, b, x) {
+	bad = nlerr
+	for (i = 1; i <= nlerr; i++)
+		printf "layer: %s\n", lerr[i]
+	for (f in cfile)
+		if (!(f in row)) {
+			printf "layer: %s is in no tier of %s\n", f, layers
+			bad++
+		}
+	for (f in row)
+		if ((getline x < f) < 0) {
+			printf "layer: %s names %s, which is not there\n", layers, f
+			bad++
+		}
+	for (i = 1; i <= n; i++)
+		for (j = 1; j <= n; j++) {
+			a = names[i]
+			b = names[j]
+			if (!((a, b) in fileedge) || !(a in row) || !(b in row) || \
+			    row[b] > row[a])
+				continue
+			printf "layer: call %s from %s (%s) to %s (%s)\n%s", \
+				row[b] == row[a] ? "sideways" : "up", a, rname[row[a]], \
+				b, rname[row[b]], detail[a SUBSEP b]
+			bad++
+		}
+	return bad
+}
+# The generated section of Documentation/sroce-callgraph.rst.
+function print_doc(    r, i, j, a, s, m, w) {
+	print "Layers, top to bottom (``scripts/layers.txt``; a file calls only"
+	print "files of a tier below its own):"
+	print ""
+	print "=========  ==============  ============================================="
+	print "folder     tier            files"
+	print "=========  ==============  ============================================="
+	for (r = 1; r <= nrow; r++) {
+		m = split(rfiles[r], w, " ")
+		s = ""
+		for (i = 1; i <= m; i++) {
+			a = w[i]
+			sub(/^[^\/]*\//, "", a)
+			s = s (i > 1 ? ", " : "") a
+		}
+		printf "%-9s  %-14s  %s\n", rfolder[r], rname[r], s
+	}
+	print "=========  ==============  ============================================="
+	print ""
+	print "Direct calls between files (``scripts/callgraph.sh``)::"
+	print ""
+	for (i = 1; i <= n; i++) {
+		a = names[i]
+		s = ""
+		for (j = 1; j <= n; j++)
+			if ((a, names[j]) in fileedge)
+				s = s " " names[j]
+		if (s != "")
+			printf "  %s ->%s\n", a, s
+	}
+}
 END {
 	for (i = 1; i <= ncall; i++) {
 		f = cfn[i]
@@ -202,7 +297,6 @@ END {
 				for (b in nodes)
 					if (reach[k, b])
 						reach[a, b] = 1
-	print "file graph (direct calls):"
 	n = 0
 	for (a in nodes)
 		names[++n] = a
@@ -210,6 +304,12 @@ END {
 		for (j = i; j > 1 && names[j - 1] > names[j]; j--) {
 			t = names[j]; names[j] = names[j - 1]; names[j - 1] = t
 		}
+	if (doc) {
+		print_doc()
+		exit 0
+	}
+	bad = layer_check()
+	print "file graph (direct calls):"
 	for (i = 1; i <= n; i++) {
 		a = names[i]
 		s = ""
@@ -227,7 +327,6 @@ END {
 					printf "  %s -> %s\n%s", names[i], names[j], \
 						detail[names[i] SUBSEP names[j]]
 	}
-	bad = 0
 	for (i = 1; i <= n; i++) {
 		a = names[i]
 		if (a in done || !reach[a, a])
@@ -259,6 +358,6 @@ END {
 		printf "function reaches itself: %s\n", rec[i]
 	bad += n
 	if (!bad)
-		print "no cycles"
+		print "no cycles, no call up or sideways"
 	exit strict && bad ? 1 : 0
 }' $files

@@ -68,7 +68,7 @@ checkpatch() {
 	local cp=${SROCE_CACHE:-$top/build/cache}/checkpatch/scripts/checkpatch.pl
 	"$cp" --strict --no-tree --terse --show-types --quiet \
 		--ignore LINUX_VERSION_CODE,FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
-		-f drivers/infiniband/sw/sroce/*.[ch] drivers/infiniband/sw/sroce/proto/*.[ch] \
+		-f drivers/infiniband/sw/sroce/*.[ch] drivers/infiniband/sw/sroce/*/*.[ch] \
 		include/uapi/rdma/sroce-abi.h tests/kmod/*.c
 }
 

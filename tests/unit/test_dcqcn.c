@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* DCQCN's reaction point (cc_rp.h): cuts, recovery, alpha, pacing. */
 #include "tap.h"
-#include "cc_rp.h"
+#include "model/cc_rp.h"
 
 #define US	1000ULL		/* ns */
 #define MIB	(1024U * 1024U)

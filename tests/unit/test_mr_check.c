@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "tap.h"
-#include "mr_check.h"
+#include "model/mr_check.h"
 
 #define LW	SROCE_ACC_LOCAL_WRITE
 #define RW	SROCE_ACC_REMOTE_WRITE

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The round-trip estimate and the early resend's timeout (rtt.h). */
 #include "tap.h"
-#include "rtt.h"
+#include "model/rtt.h"
 
 static void test_first_sample(void)
 {

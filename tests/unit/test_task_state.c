@@ -8,7 +8,7 @@
 #include <pthread.h>
 
 #include "tap.h"
-#include "task_state.h"
+#include "model/task_state.h"
 
 #define THREADS		4
 #define ROUNDS		100000

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce: transmit. Resolves a QP's address vector at RTR and turns one
+ * packet's headers and payload into an IP/UDP datagram.
+ *
+ * The IP and UDP headers are ours, not udp_tunnel_xmit_skb()'s: the ICRC
+ * covers the IPv4 identification field, so the header must be final
+ * before the payload is copied with the CRC fused into the copy. The
+ * packet then leaves through ip_local_out()/ip6_local_out() on the QP's
+ * cached route (a dst_cache, as tunnels keep one): a route change makes
+ * the cached entry obsolete and the next packet looks the route up again,
+ * so address and route changes still apply at once.
+ * Packets to an address of this host skip the stack and enter receive
+ * directly (sroce_rx_local()), as the wire would deliver them. They meet
+ * no wire and no other implementation, so by default they carry no ICRC
+ * (the field is zero) and receive does not check one: two CRC passes over
+ * every payload byte saved. local_icrc=1 computes and checks it anyway,
+ * for a model that does on one host all a NIC does.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/dst_cache.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "sroce.h"
+#include "core/sroce_qp.h"
+#include "core/sroce_sock.h"
+#include "net/sroce_net.h"
+#include "net/sroce_rx.h"
+#include "obs/sroce_trace.h"
+#include "proto/icrc.h"
+
+static bool local_icrc;
+module_param(local_icrc, bool, 0644);
+MODULE_PARM_DESC(local_icrc,
+		 "compute and check the ICRC of packets between QPs of this host (default: no)");
+
+int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sattr;
+	const union ib_gid *s, *d;
+	struct net_device *ndev;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah);
+	sattr = grh->sgid_attr;
+	if (!sattr || sattr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sattr);
+	if (IS_ERR(ndev)) {
+		rcu_read_unlock();
+		return PTR_ERR(ndev);
+	}
+	av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
+
+	s = &sattr->gid;
+	d = &grh->dgid;
+	av->ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)s->raw);
+	if (av->ipv6 == ipv6_addr_v4mapped((const struct in6_addr *)d->raw))
+		return -EINVAL;	/* one IPv4 and one IPv6 address */
+	if (av->ipv6) {
+		memcpy(&av->saddr.v6, s->raw, sizeof(av->saddr.v6));
+		memcpy(&av->daddr.v6, d->raw, sizeof(av->daddr.v6));
+	} else {
+		memcpy(&av->saddr.v4, s->raw + 12, sizeof(av->saddr.v4));
+		memcpy(&av->daddr.v4, d->raw + 12, sizeof(av->daddr.v4));
+	}
+	av->tclass = grh->traffic_class;
+	/* A hop limit of 0 would have every router drop the packet. */
+	av->hop_limit = grh->hop_limit ? grh->hop_limit : 64;
+	av->flow_label = grh->flow_label & SROCE_FLOW_LABEL_MASK;
+	return 0;
+}
+
+static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
+			    const struct sroce_av *av, u8 tos, u32 len)
+{
+	struct iphdr *iph;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = tos;
+	iph->tot_len = htons(len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->saddr.v4;
+	iph->daddr = av->daddr.v4;
+	iph->check = 0;
+	__ip_select_ident(net, iph, 1);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void sroce_build_ip6(struct sk_buff *skb, const struct sroce_av *av,
+			    u8 tos, u32 len)
+{
+	struct ipv6hdr *ip6h;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
+	ip6h->payload_len = htons(len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit;
+	ip6h->saddr = av->saddr.v6;
+	ip6h->daddr = av->daddr.v6;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+/* For an address of this host, the netdev that has it (RCU-protected). */
+static struct net_device *sroce_route_local(struct net *net,
+					    const struct sroce_av *av,
+					    struct dst_entry *dst)
+{
+	if (!av->ipv6) {
+		if (((struct rtable *)dst)->rt_type != RTN_LOCAL)
+			return NULL;
+		return __ip_dev_find(net, av->daddr.v4, false);
+	}
+	if (!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL))
+		return NULL;
+	return ipv6_dev_find(net, &av->daddr.v6, NULL);
+}
+
+static struct dst_entry *sroce_route_lookup(struct sroce_dev *sdev,
+					    const struct sroce_av *av,
+					    struct net *net)
+{
+	struct sock *sk = sroce_sock_sk(sdev->sock, av->ipv6);
+
+	if (!av->ipv6) {
+		struct flowi4 fl4 = {
+			.flowi4_oif = av->ifindex,
+			.flowi4_proto = IPPROTO_UDP,
+			.daddr = av->daddr.v4,
+			.saddr = av->saddr.v4,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return ERR_CAST(rt);
+		return &rt->dst;
+	}
+	if (!sk)
+		return ERR_PTR(-EAFNOSUPPORT);
+	{
+		struct flowi6 fl6 = {
+			.flowi6_oif = av->ifindex,
+			.flowi6_proto = IPPROTO_UDP,
+			.daddr = av->daddr.v6,
+			.saddr = av->saddr.v6,
+		};
+
+		return ip6_dst_lookup_flow(net, sk, &fl6, NULL);
+	}
+}
+
+/*
+ * The route to @av's peer, a reference the caller puts, from @cache when
+ * it is still valid (a connected QP's; UD sends, each to its own AH, have
+ * none); and for an address of this host the netdev that has it (*local,
+ * RCU-protected: the caller holds rcu_read_lock()). The owners of the
+ * QP's two tasks transmit, each with BH off, as the per-CPU cache wants.
+ */
+static struct dst_entry *sroce_route(struct sroce_dev *sdev,
+				     const struct sroce_av *av,
+				     struct dst_cache *cache, struct net *net,
+				     struct net_device **local)
+{
+	struct dst_entry *dst = NULL;
+	struct in6_addr saddr6;
+	__be32 saddr4;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "route lookup outside RCU");
+	if (cache && av->ipv6)
+		dst = dst_cache_get_ip6(cache, &saddr6);
+	else if (cache)
+		dst = (struct dst_entry *)dst_cache_get_ip4(cache, &saddr4);
+	if (!dst) {
+		dst = sroce_route_lookup(sdev, av, net);
+		if (IS_ERR(dst))
+			return dst;
+		if (cache && av->ipv6)
+			dst_cache_set_ip6(cache, dst, &av->saddr.v6);
+		else if (cache)
+			dst_cache_set_ip4(cache, dst, av->saddr.v4);
+	}
+	*local = sroce_route_local(net, av, dst);
+	return dst;
+}
+
+/*
+ * A packet's buffer, carved from the per-CPU page fragment cache as NIC
+ * drivers carve receive buffers: kmalloc() would zero every head it hands
+ * out on kernels that initialise on allocation (Debian's default), which
+ * cost as much as copying the payload; a fragment cache zeroes a page
+ * once for many packets. Heads too big for a page come from alloc_skb().
+ */
+static struct sk_buff *sroce_tx_alloc(unsigned int size)
+{
+	unsigned int truesize = SKB_DATA_ALIGN(size) +
+				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (truesize > PAGE_SIZE)
+		return alloc_skb(size, GFP_ATOMIC);
+	data = netdev_alloc_frag(truesize);
+	if (!data)
+		return NULL;
+	skb = build_skb(data, truesize);
+	if (!skb)
+		skb_free_frag(data);
+	return skb;
+}
+
+/**
+ * sroce_tx_to - build and send one packet of a QP to an address vector
+ * @qp: the sender
+ * @av: where the packet goes
+ * @cache: the route to @av's peer, or NULL
+ * @f: the transport headers; the pad count is filled in here
+ * @paylen: payload bytes
+ * @fill: copies the payload to its first argument, updating the CRC (when
+ *	the CRC pointer is not NULL)
+ * @priv: for @fill
+ *
+ * Returns 0 when the packet left (or was dropped on the way, as the wire
+ * may drop it: the sender's timers recover), or what @fill returned.
+ */
+int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
+		struct dst_cache *cache, struct sroce_fields *f, u32 paylen,
+		sroce_fill_fn fill, void *priv)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct net *net = dev_net(sdev->ndev);
+	u32 hlen, l3len, pad, len, crc;
+	struct net_device *local;
+	struct dst_entry *dst;
+	struct udphdr *udph;
+	struct sk_buff *skb;
+	bool icrc;
+	u8 *bth, *p, tos;
+	int ret = 0;
+
+	hlen = sroce_opcode(f->opcode)->length;
+	pad = sroce_pad(paylen);
+	f->pad = pad;
+	f->tver = SROCE_TVER;
+	l3len = av->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	len = l3len + sizeof(*udph) + hlen + paylen + pad + SROCE_ICRC_LEN;
+
+	rcu_read_lock();
+	dst = sroce_route(sdev, av, cache, net, &local);
+	if (IS_ERR(dst)) {
+		rcu_read_unlock();
+		sroce_count(sdev, SROCE_CNT_TX_DROP_ROUTE, 1);
+		return 0;
+	}
+	skb = sroce_tx_alloc(LL_RESERVED_SPACE(dst->dev) + len);
+	if (!skb) {
+		dst_release(dst);
+		rcu_read_unlock();
+		sroce_count(sdev, SROCE_CNT_TX_DROP_NOMEM, 1);
+		return 0;
+	}
+	skb_reserve(skb, LL_RESERVED_SPACE(dst->dev) + l3len + sizeof(*udph));
+	bth = skb_put(skb, hlen);
+	sroce_hdrs_encode(bth, hlen, f);
+
+	udph = skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph->source = htons(av->sport);
+	udph->dest = htons(SROCE_UDP_DPORT);
+	udph->len = htons(len - l3len);
+	/* Zero: the ICRC protects the payload (Annex A17). */
+	udph->check = 0;
+	tos = sroce_cc_tos(&sdev->cc, f->opcode, av->tclass);
+	if (av->ipv6)
+		sroce_build_ip6(skb, av, tos, len);
+	else
+		sroce_build_ip4(skb, net, av, tos, len);
+
+	icrc = !local || READ_ONCE(local_icrc);
+	if (icrc) {
+		crc = sroce_icrc_begin(skb_network_header(skb), udph, bth);
+		crc = sroce_icrc_update(crc, bth + SROCE_BTH_LEN,
+					hlen - SROCE_BTH_LEN);
+	}
+	if (paylen) {
+		ret = fill(skb_put(skb, paylen), paylen, icrc ? &crc : NULL,
+			   priv);
+		if (ret) {
+			kfree_skb(skb);
+			dst_release(dst);
+			rcu_read_unlock();
+			return ret;
+		}
+	}
+	if (pad) {
+		p = skb_put_zero(skb, pad);
+		if (icrc)
+			crc = sroce_icrc_update(crc, p, pad);
+	}
+	p = skb_put(skb, SROCE_ICRC_LEN);
+	if (icrc)
+		sroce_icrc_put(p, sroce_icrc_final(crc));
+	else
+		memset(p, 0, SROCE_ICRC_LEN);
+	skb->ip_summed = CHECKSUM_NONE;
+	trace_sroce_xmit(qp->ibqp.qp_num, f->dqpn, f->psn, f->opcode, paylen);
+	sroce_count(sdev, SROCE_CNT_TX_PACKETS, 1);
+	sroce_count(sdev, SROCE_CNT_TX_BYTES, len - l3len - sizeof(*udph));
+
+	if (local) {
+		dst_release(dst);
+		sroce_rx_local(skb, local, icrc);
+		rcu_read_unlock();
+		return 0;
+	}
+	skb_dst_set(skb, dst);
+	if (av->ipv6)
+		ip6_local_out(net, sroce_sock_sk(sdev->sock, true), skb);
+	else
+		ip_local_out(net, sroce_sock_sk(sdev->sock, false), skb);
+	rcu_read_unlock();
+	return 0;
+}
+
+/* A packet of a connected QP, to its peer. */
+int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
+	     sroce_fill_fn fill, void *priv)
+{
+	return sroce_tx_to(qp, &qp->av, &qp->dst_cache, f, paylen, fill,
+			   priv);
+}
+
+/*
+ * An ACK, NAK or atomic ACK (for @opcode SROCE_OPCODE(RC, ATOMIC_ACK)),
+ * with selective repeat's bit (@sr): on an ACK, the responder keeps what
+ * comes past a gap; on a PSN sequence NAK, it asks for that PSN alone
+ * (sroce_ooo.c).
+ */
+int sroce_tx_aeth(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		  u32 msn, u64 orig, bool sr)
+{
+	struct sroce_fields f = {
+		.opcode = opcode,
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dqpn = qp->attr.dest_qp_num,
+		.psn = psn,
+		.sr = sr,
+	};
+
+	f.aeth.syndrome = syndrome;
+	f.aeth.msn = msn & SROCE_PSN_MASK;
+	f.atmack_orig = orig;
+	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+		trace_sroce_nak(qp->ibqp.qp_num, psn, syndrome, true);
+	return sroce_tx(qp, &f, 0, NULL, NULL);
+}
+
+/* The same, without selective repeat's bit. */
+int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
+		 u32 msn, u64 orig)
+{
+	return sroce_tx_aeth(qp, opcode, psn, syndrome, msn, orig, false);
+}
+

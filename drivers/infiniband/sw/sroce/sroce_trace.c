@@ -1,7 +1,0 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* sroce: the one place the tracepoints of sroce_trace.h are defined. */
-#include "sroce.h"
-#include "sroce_qp.h"
-
-#define CREATE_TRACE_POINTS
-#include "sroce_trace.h"
