@@ -366,6 +366,7 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	const struct sroce_opcode_info *info = pkt->info;
 	u32 psn = pkt->f.psn, idx, want;
+	struct sroce_access acc;
 	struct sroce_swqe *s;
 	u64 off, orig;
 	int ret;
@@ -390,8 +391,12 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		if (s->h.opcode == IB_WR_RDMA_READ)
 			goto bad;
 		orig = pkt->f.atmack_orig;
-		ret = sroce_sge_copy(qp->sdev, qp->pd, s->sge, 1, 0, &orig,
-				     sizeof(orig), true, NULL);
+		acc = (struct sroce_access){
+			.pd = qp->pd, .len = sizeof(orig),
+			.rights = IB_ACCESS_LOCAL_WRITE,
+		};
+		ret = sroce_sge_copy(qp->sdev, &acc, s->sge, 1, 0, &orig,
+				     NULL);
 		sroce_sq_done(s, ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
 		qp->comp.psn = sroce_psn_add(psn, 1);
 		sroce_comp_progress(qp);
@@ -406,9 +411,11 @@ static void sroce_comp_rd(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	    !!(info->pos & SROCE_POS_FIRST) != !idx ||
 	    !!(info->pos & SROCE_POS_LAST) != (idx == s->npsn - 1))
 		goto bad;
-	ret = sroce_sge_copy(qp->sdev, qp->pd, s->sge, s->h.num_sge, off,
-			     (void *)(pkt->bth + pkt->pay_off), want, true,
-			     NULL);
+	acc = (struct sroce_access){
+		.pd = qp->pd, .len = want, .rights = IB_ACCESS_LOCAL_WRITE,
+	};
+	ret = sroce_sge_copy(qp->sdev, &acc, s->sge, s->h.num_sge, off,
+			     (void *)(pkt->bth + pkt->pay_off), NULL);
 	if (ret) {
 		sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
 		return;

@@ -265,6 +265,7 @@ static int sroce_req_fill(void *dst, u32 len, u32 *crc, void *priv)
 {
 	struct sroce_gather *g = priv;
 	struct sroce_swqe *s = g->s;
+	struct sroce_access acc;
 
 	if (s->h.opcode == SROCE_WR_ATOMIC_WRITE) {
 		memcpy(dst, s->h.atomic_wr, len);
@@ -278,8 +279,9 @@ static int sroce_req_fill(void *dst, u32 len, u32 *crc, void *priv)
 			*crc = sroce_icrc_update(*crc, dst, len);
 		return 0;
 	}
-	return sroce_sge_copy(g->qp->sdev, g->qp->pd, s->sge, s->h.num_sge,
-			      g->off, dst, len, false, crc);
+	acc = (struct sroce_access){ .pd = g->qp->pd, .len = len };
+	return sroce_sge_copy(g->qp->sdev, &acc, s->sge, s->h.num_sge, g->off,
+			      dst, crc);
 }
 
 static u8 sroce_send_opcode(u8 op, bool first, bool last)

@@ -170,6 +170,7 @@ static int sroce_resp_need_rwqe(struct sroce_qp *qp,
 static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	const struct sroce_opcode_info *info = pkt->info;
+	struct sroce_access acc;
 	struct sroce_mr *mr;
 	int ret;
 
@@ -179,10 +180,13 @@ static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			return ret;
 		qp->resp.in_send = true;
 	}
-	ret = sroce_sge_copy(qp->sdev, qp->pd, qp->resp.rsge,
+	acc = (struct sroce_access){
+		.pd = qp->pd, .len = pkt->pay_len,
+		.rights = IB_ACCESS_LOCAL_WRITE,
+	};
+	ret = sroce_sge_copy(qp->sdev, &acc, qp->resp.rsge,
 			     qp->resp.rwqe.num_sge, qp->resp.rcv_off,
-			     (void *)(pkt->bth + pkt->pay_off), pkt->pay_len,
-			     true, NULL);
+			     (void *)(pkt->bth + pkt->pay_off), NULL);
 	if (ret == -ENOSPC) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ,
 				 IB_WC_LOC_LEN_ERR, IB_EVENT_QP_REQ_ERR);
@@ -219,6 +223,7 @@ static int sroce_resp_send(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	const struct sroce_opcode_info *info = pkt->info;
+	struct sroce_access acc;
 	struct sroce_mr *mr;
 	int ret;
 
@@ -231,10 +236,12 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if ((info->exts & SROCE_HAS(IMMDT)) && sroce_resp_need_rwqe(qp, pkt))
 		return -EAGAIN;
 	if (info->pos & SROCE_POS_FIRST) {
-		ret = sroce_mr_check(qp->sdev, pkt->f.reth.rkey, true, qp->pd,
-				     qp->ibqp.qp_num, pkt->f.reth.va,
-				     pkt->f.reth.len, IB_ACCESS_REMOTE_WRITE,
-				     &mr);
+		acc = (struct sroce_access){
+			.pd = qp->pd, .qpn = qp->ibqp.qp_num, .remote = true,
+			.key = pkt->f.reth.rkey, .addr = pkt->f.reth.va,
+			.len = pkt->f.reth.len, .rights = IB_ACCESS_REMOTE_WRITE,
+		};
+		ret = sroce_mr_check(qp->sdev, &acc, &mr);
 		if (ret)
 			goto access;
 		sroce_mr_access_end(mr);
@@ -252,9 +259,12 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return -EINVAL;
 	}
 	/* Checked again: the MR may have gone since the first packet. */
-	ret = sroce_mr_check(qp->sdev, qp->resp.wr_rkey, true, qp->pd,
-			     qp->ibqp.qp_num, qp->resp.wr_va, pkt->pay_len,
-			     IB_ACCESS_REMOTE_WRITE, &mr);
+	acc = (struct sroce_access){
+		.pd = qp->pd, .qpn = qp->ibqp.qp_num, .remote = true,
+		.key = qp->resp.wr_rkey, .addr = qp->resp.wr_va,
+		.len = pkt->pay_len, .rights = IB_ACCESS_REMOTE_WRITE,
+	};
+	ret = sroce_mr_check(qp->sdev, &acc, &mr);
 	if (ret)
 		goto access;
 	ret = sroce_dma_copy(mr, qp->resp.wr_va,
@@ -287,8 +297,11 @@ static int sroce_resp_gate(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			   u32 rkey, u64 va, u64 len, int need,
 			   struct sroce_mr **mr)
 {
-	int ret = sroce_mr_check(qp->sdev, rkey, true, qp->pd,
-				 qp->ibqp.qp_num, va, len, need, mr);
+	struct sroce_access acc = {
+		.pd = qp->pd, .qpn = qp->ibqp.qp_num, .remote = true,
+		.key = rkey, .addr = va, .len = len, .rights = need,
+	};
+	int ret = sroce_mr_check(qp->sdev, &acc, mr);
 
 	if (ret)
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_REM_ACCESS, 0,
@@ -310,12 +323,16 @@ struct sroce_read_fill {
 static int sroce_resp_read_fill(void *dst, u32 len, u32 *crc, void *priv)
 {
 	struct sroce_read_fill *rf = priv;
+	struct sroce_access acc;
 	struct sroce_mr *mr;
 	int ret;
 
-	ret = sroce_mr_check(rf->qp->sdev, rf->rkey, true, rf->qp->pd,
-			     rf->qp->ibqp.qp_num, rf->va, len,
-			     IB_ACCESS_REMOTE_READ, &mr);
+	acc = (struct sroce_access){
+		.pd = rf->qp->pd, .qpn = rf->qp->ibqp.qp_num, .remote = true,
+		.key = rf->rkey, .addr = rf->va, .len = len,
+		.rights = IB_ACCESS_REMOTE_READ,
+	};
+	ret = sroce_mr_check(rf->qp->sdev, &acc, &mr);
 	if (ret)
 		return -EACCES;
 	if (crc)

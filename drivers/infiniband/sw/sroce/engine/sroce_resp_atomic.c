@@ -15,8 +15,12 @@
 static int sroce_resp_key(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 			  int need, struct sroce_mr **mr)
 {
-	if (sroce_mr_check(qp->sdev, rkey, true, qp->pd, qp->ibqp.qp_num,
-			   va, len, need, mr))
+	struct sroce_access acc = {
+		.pd = qp->pd, .qpn = qp->ibqp.qp_num, .remote = true,
+		.key = rkey, .addr = va, .len = len, .rights = need,
+	};
+
+	if (sroce_mr_check(qp->sdev, &acc, mr))
 		return -EACCES;
 	return 0;
 }

@@ -161,6 +161,9 @@ static void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		.opcode = IB_WC_RECV,
 		.flags = SROCE_CQE_GRH,
 	};
+	struct sroce_access acc = {
+		.pd = qp->pd, .rights = IB_ACCESS_LOCAL_WRITE,
+	};
 	u8 grh[SROCE_GRH_LEN];
 	struct sroce_pkt pkt;
 	int ret;
@@ -198,14 +201,14 @@ static void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	sroce_ud_grh(skb, grh, &cqe.network_hdr_type);
-	ret = sroce_sge_copy(sdev, qp->pd, qp->resp.rsge,
-			     qp->resp.rwqe.num_sge, 0, grh, sizeof(grh), true,
-			     NULL);
+	acc.len = sizeof(grh);
+	ret = sroce_sge_copy(sdev, &acc, qp->resp.rsge, qp->resp.rwqe.num_sge,
+			     0, grh, NULL);
+	acc.len = pkt.pay_len;
 	if (!ret)
-		ret = sroce_sge_copy(sdev, qp->pd, qp->resp.rsge,
+		ret = sroce_sge_copy(sdev, &acc, qp->resp.rsge,
 				     qp->resp.rwqe.num_sge, sizeof(grh),
-				     (void *)(pkt.bth + pkt.pay_off),
-				     pkt.pay_len, true, NULL);
+				     (void *)(pkt.bth + pkt.pay_off), NULL);
 	if (ret) {
 		sroce_ud_recv_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;

@@ -142,24 +142,28 @@ int sroce_dma_gather_crc(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
 /**
  * sroce_sge_copy - move bytes between a local SGE list and a buffer
  * @sdev: the device
- * @pd: the QP's PD
+ * @acc: the access: the QP's PD, the bytes (len) and the rights:
+ *	 IB_ACCESS_LOCAL_WRITE scatters into the list, 0 gathers from it;
+ *	 each SGE gives the key and address
  * @sge: the list (a private copy: never shared memory)
  * @nsge: its length
  * @off: byte offset into the list where the copy starts
  * @buf: the other side
- * @len: bytes
- * @to_sge: scatter into the list (needs LOCAL_WRITE) or gather from it
  * @crc: when gathering, the ICRC register to run over the bytes, or NULL
  *
  * Every piece passes sroce_mr_check() first. Returns 0, -ENOSPC if the
  * list ends before @off + @len, or -EACCES on a key that fails the gate.
  */
-int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
+int sroce_sge_copy(struct sroce_dev *sdev, const struct sroce_access *acc,
 		   const struct sroce_sge *sge, u32 nsge, u64 off, void *buf,
-		   u64 len, bool to_sge, u32 *crc)
+		   u32 *crc)
 {
+	bool to_sge = acc->rights & IB_ACCESS_LOCAL_WRITE;
+	struct sroce_access one = {
+		.pd = acc->pd, .qpn = acc->qpn, .rights = acc->rights,
+	};
+	u64 len = acc->len, n;
 	struct sroce_mr *mr;
-	u64 n, addr;
 	u32 i;
 	int ret;
 
@@ -169,17 +173,19 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
 			continue;
 		}
 		n = min_t(u64, sge[i].length - off, len);
-		addr = sge[i].addr + off;
-		ret = sroce_mr_check(sdev, sge[i].lkey, false, pd, 0, addr, n,
-				     to_sge ? IB_ACCESS_LOCAL_WRITE : 0, &mr);
+		one.key = sge[i].lkey;
+		one.addr = sge[i].addr + off;
+		one.len = n;
+		ret = sroce_mr_check(sdev, &one, &mr);
 		if (ret)
 			return -EACCES;
 		if (to_sge)
-			ret = sroce_dma_copy(mr, addr, buf, n, SROCE_DMA_TO_MR);
+			ret = sroce_dma_copy(mr, one.addr, buf, n,
+					     SROCE_DMA_TO_MR);
 		else if (crc)
-			ret = sroce_dma_gather_crc(mr, addr, buf, n, crc);
+			ret = sroce_dma_gather_crc(mr, one.addr, buf, n, crc);
 		else
-			ret = sroce_dma_copy(mr, addr, buf, n,
+			ret = sroce_dma_copy(mr, one.addr, buf, n,
 					     SROCE_DMA_FROM_MR);
 		sroce_mr_access_end(mr);
 		if (ret)

@@ -46,8 +46,9 @@ int sroce_dma_copy(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
 int sroce_dma_gather_crc(struct sroce_mr *mr, u64 addr, void *buf, u64 len,
 			 u32 *crc);
 struct sroce_sge;
-int sroce_sge_copy(struct sroce_dev *sdev, struct sroce_pd *pd,
+struct sroce_access;
+int sroce_sge_copy(struct sroce_dev *sdev, const struct sroce_access *acc,
 		   const struct sroce_sge *sge, u32 nsge, u64 off, void *buf,
-		   u64 len, bool to_sge, u32 *crc);
+		   u32 *crc);
 
 #endif /* SROCE_NET_H */

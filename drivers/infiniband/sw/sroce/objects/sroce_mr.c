@@ -416,14 +416,9 @@ static const struct sroce_mr_attr sroce_local_dma_attr = {
 /**
  * sroce_mr_check - the gate for every access to MR memory
  * @sdev: the device
- * @key: lkey (local) or rkey (remote)
- * @remote: the access comes from the wire
- * @pd: the PD of the QP making the access
- * @qpn: that QP's number (a type 2B window serves only the QP bound to)
- * @addr: first byte
- * @len: bytes
- * @access_needed: IB_ACCESS_* rights the access needs (0: local read)
- * @out: the MR, referenced; NULL for the local DMA lkey or @len 0; for
+ * @acc: who asks, under which key, for what range and rights (a type 2B
+ *	 window serves only the QP it is bound to; rights 0: local read)
+ * @out: the MR, referenced; NULL for the local DMA lkey or length 0; for
  *	 a window's rkey the MR the window is bound to
  *
  * Returns 0, or the negated enum sroce_mr_fault saying which check failed.
@@ -431,32 +426,31 @@ static const struct sroce_mr_attr sroce_local_dma_attr = {
  * sroce_dma_copy() and then calls sroce_mr_access_end(*out), at once: an
  * access is one packet, with BH off, and never spans a delivery.
  */
-int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
-		   struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
-		   int access_needed, struct sroce_mr **out)
+int sroce_mr_check(struct sroce_dev *sdev, const struct sroce_access *acc,
+		   struct sroce_mr **out)
 {
+	u32 key = acc->key;
 	struct sroce_mr_attr attr;
 	struct sroce_mr *mr;
 	int ret;
 
 	*out = NULL;
-	if (!len && !(access_needed & SROCE_ACC_KEY_ONLY))
+	if (!acc->len && !(acc->rights & SROCE_ACC_KEY_ONLY))
 		return 0;
 	if (key == SROCE_LOCAL_DMA_LKEY) {
-		if (remote)
+		if (acc->remote)
 			return -SROCE_MR_NO_KEY;
 		/* Only kernel QPs may name all of kernel memory. */
 		return -sroce_mr_attr_check(&sroce_local_dma_attr, key,
-					    !pd->ibpd.uobject, false, addr,
-					    len, access_needed);
+					    !acc->pd->ibpd.uobject, false,
+					    acc->addr, acc->len, acc->rights);
 	}
 
 	mr = sroce_mr_get(sdev, key);
 	if (!mr)
 		return -SROCE_MR_NO_KEY;
 	if (mr->type == SROCE_MR_WINDOW) {
-		ret = sroce_mw_gate(mr, key, remote, pd, qpn, addr, len,
-				    access_needed, out);
+		ret = sroce_mw_gate(mr, acc, out);
 		sroce_mr_put(mr);
 		return -ret;
 	}
@@ -467,16 +461,18 @@ int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
 		 * refused after it.
 		 */
 		spin_lock_bh(&mr->lock);
-		ret = sroce_mr_attr_check(&mr->attr, key, mr->pd == pd, remote,
-					  addr, len, access_needed);
+		ret = sroce_mr_attr_check(&mr->attr, key, mr->pd == acc->pd,
+					  acc->remote, acc->addr, acc->len,
+					  acc->rights);
 		if (!ret)
 			atomic_inc(&mr->copies);
 		spin_unlock_bh(&mr->lock);
 	} else {
 		attr = mr->attr;
 		attr.state = READ_ONCE(mr->attr.state);
-		ret = sroce_mr_attr_check(&attr, key, mr->pd == pd, remote,
-					  addr, len, access_needed);
+		ret = sroce_mr_attr_check(&attr, key, mr->pd == acc->pd,
+					  acc->remote, acc->addr, acc->len,
+					  acc->rights);
 	}
 	if (ret) {
 		sroce_mr_put(mr);

@@ -139,9 +139,26 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
-int sroce_mr_check(struct sroce_dev *sdev, u32 key, bool remote,
-		   struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
-		   int access_needed, struct sroce_mr **out);
+
+/*
+ * One access to MR memory as the gate sees it: by a QP of @pd (@qpn, for
+ * a type 2B window; 0 for a local access), under @key, from the wire
+ * (@remote: an rkey) or from a local SGE (an lkey), of @len bytes at
+ * @addr, needing @rights (IB_ACCESS_*, with SROCE_ACC_KEY_ONLY: every
+ * check but the range's).
+ */
+struct sroce_access {
+	struct sroce_pd *pd;
+	u32 qpn;
+	u32 key;
+	bool remote;
+	u64 addr;
+	u64 len;
+	int rights;
+};
+
+int sroce_mr_check(struct sroce_dev *sdev, const struct sroce_access *acc,
+		   struct sroce_mr **out);
 void sroce_mr_access_end(struct sroce_mr *mr);
 int sroce_mr_key_range(struct sroce_dev *sdev, u32 key, u64 *iova, u64 *len);
 const char *sroce_mr_fault_name(int reason);
@@ -158,9 +175,8 @@ int sroce_dealloc_mw(struct ib_mw *ibmw);
 struct sroce_qp;
 struct sroce_send_wqe;
 int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_send_wqe *h);
-int sroce_mw_gate(struct sroce_mr *win, u32 key, bool remote,
-		  struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
-		  int access_needed, struct sroce_mr **out);
+int sroce_mw_gate(struct sroce_mr *win, const struct sroce_access *acc,
+		  struct sroce_mr **out);
 void sroce_mw_qp_gone(struct sroce_qp *qp);
 int sroce_mw_invalidate(struct sroce_mr *win, struct sroce_pd *pd, u32 key,
 			u32 qpn);

@@ -185,26 +185,25 @@ out:
 }
 
 /*
- * The gate for a window found under @key (sroce_mr_check()): a remote
+ * The gate for a window found under @acc's key (sroce_mr_check()): a remote
  * access only, by a QP of the window's PD (type 1) or the QP it is bound
  * to (type 2B), inside its range and rights. On success *@out is the MR,
  * referenced, that the bytes move through. Returns 0 or an enum
  * sroce_mr_fault.
  */
-int sroce_mw_gate(struct sroce_mr *win, u32 key, bool remote,
-		  struct sroce_pd *pd, u32 qpn, u64 addr, u64 len,
-		  int access_needed, struct sroce_mr **out)
+int sroce_mw_gate(struct sroce_mr *win, const struct sroce_access *acc,
+		  struct sroce_mr **out)
 {
 	bool pd_ok;
 	int ret;
 
-	if (!remote)
+	if (!acc->remote)
 		return SROCE_MR_NO_KEY;
 	spin_lock_bh(&win->lock);
-	pd_ok = win->pd == pd &&
-		(win->mw.type == IB_MW_TYPE_1 || win->mw.qpn == qpn);
-	ret = sroce_mr_attr_check(&win->attr, key, pd_ok, true, addr, len,
-				  access_needed);
+	pd_ok = win->pd == acc->pd &&
+		(win->mw.type == IB_MW_TYPE_1 || win->mw.qpn == acc->qpn);
+	ret = sroce_mr_attr_check(&win->attr, acc->key, pd_ok, true,
+				  acc->addr, acc->len, acc->rights);
 	if (!ret) {
 		*out = win->mw.mr;
 		/* The window's own reference keeps it alive until here. */
