@@ -162,19 +162,22 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 rsvd1;
 		} rdma;
-		struct {	/* UD */
+		/* UD */
+		struct {
 			__u32 ah;	/* sroce_create_ah_resp.ah_num */
 			__u32 remote_qpn;
 			__u32 remote_qkey;
 			__u32 rsvd1;
 		} ud;
-		struct {	/* BIND_MW */
+		/* BIND_MW */
+		struct {
 			__u32 mw_rkey;	/* the window, by an rkey it had */
 			__u32 new_rkey;	/* its rkey once bound */
 			__u32 mr_lkey;	/* the MR it is bound to */
 			__u32 access;	/* IB_ACCESS_REMOTE_* it grants */
 		} bind;
-		struct {	/* FLUSH: the range, as in rdma */
+		/* FLUSH: the range, as in rdma */
+		struct {
 			__aligned_u64 remote_addr;
 			__u32 rkey;
 			__u32 length;
@@ -188,7 +191,8 @@ struct sroce_send_wqe {
 		 * caller's buffer (no byte order: they land as they are).
 		 */
 		__u8 atomic_wr[8];
-		struct {	/* FLUSH */
+		/* FLUSH */
+		struct {
 			__u8 type;	/* IB_FLUSH_GLOBAL | IB_FLUSH_PERSISTENT */
 			__u8 level;	/* IB_FLUSH_RANGE or IB_FLUSH_MR */
 			__u8 rsvd[6];
