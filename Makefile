@@ -57,7 +57,7 @@ test-kmod: module
 
 provider: $(PROVIDER)
 
-$(PROVIDER): $(wildcard userspace-provider/*) include/uapi/rdma/sroce-abi.h scripts/build-provider.sh
+$(PROVIDER): $(wildcard userspace-provider/providers/sroce/*) include/uapi/rdma/sroce-abi.h scripts/build-provider.sh
 	$(TOP)/scripts/build-provider.sh $(BUILD)/provider
 
 progs: $(PROGS)
@@ -100,7 +100,7 @@ install: module provider
 	install -D -m 644 $(KB)/drivers/infiniband/sw/sroce/sroce.ko \
 		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce.ko
 	install -D -m 755 $(PROVIDER) $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
-	install -D -m 644 userspace-provider/sroce.driver \
+	install -D -m 644 userspace-provider/providers/sroce/sroce.driver \
 		$(DESTDIR)/etc/libibverbs.d/sroce.driver
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
 

@@ -71,12 +71,12 @@ fi
 # driver.h, config.h, ccan/ and the verbs.h matching them; the tarball root
 # supplies util/.
 gcc -O2 -g -Wall -Wextra -Werror -fPIC -shared \
-	-I "$top/userspace-provider" \
+	-I "$top/userspace-provider/providers/sroce" \
 	-I "$top/include/uapi" \
 	-isystem "$bld/include" \
 	-isystem "$src" \
 	-o "$out/libsroce-rdmav$pabi.so" \
-	"$top"/userspace-provider/*.c \
+	"$top"/userspace-provider/providers/sroce/*.c \
 	-Wl,--no-undefined -Wl,-z,defs -libverbs
 
 # rdma-core 56.1's own libibverbs and rxe provider, for the VM tests that
