@@ -7,6 +7,7 @@
 #define SROCE_PROVIDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +24,7 @@ struct sroce_context {
 
 struct sroce_td {
 	struct ibv_td		ibv_td;
-	int			refs;	/* parent domains on it (atomic) */
+	atomic_int		refs;	/* parent domains on it */
 };
 
 /*
@@ -35,7 +36,7 @@ struct sroce_pd {
 	struct ibv_pd		ibv_pd;
 	/* The kernel's PD number; QPs and MRs will carry it. */
 	uint32_t		pdn;
-	int			refs;	/* parent domains or QPs on it (atomic) */
+	atomic_int		refs;	/* parent domains or QPs on it */
 	struct sroce_pd		*protection;	/* NULL: a PD itself */
 	struct sroce_td		*td;
 	void			*(*alloc)(struct ibv_pd *pd, void *pd_context,
@@ -59,6 +60,20 @@ struct sroce_ah {
 	/* What a UD WQE names it by (sroce_create_ah_resp). */
 	uint32_t		ah_num;
 };
+
+/*
+ * A ring's indices and flags (struct sroce_queue_ctrl) are plain __u32s in
+ * the uapi header, shared with a kernel that accesses them with
+ * READ_ONCE/WRITE_ONCE and acquire/release; here they are C11 atomics of
+ * the same size and alignment, with the orderings sroce-abi.h names.
+ */
+static_assert(sizeof(_Atomic(__u32)) == sizeof(__u32) &&
+	      _Alignof(_Atomic(__u32)) == _Alignof(__u32), "ring index");
+
+static inline _Atomic(__u32) *sroce_ring_u32(__u32 *field)
+{
+	return (_Atomic(__u32) *)field;
+}
 
 struct sroce_cq {
 	/* ibv_cq, or ibv_cq_ex for ibv_create_cq_ex(3) */

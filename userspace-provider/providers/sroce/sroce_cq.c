@@ -29,8 +29,10 @@ static int sroce_cq_map(struct sroce_cq *cq, int cmd_fd,
 	cq->map_size = r->mmap_size;
 	cq->mask = r->num_entries - 1;
 	/* The kernel starts (or, after a resize, restarts) us at its prod's base. */
-	cq->cons = __atomic_load_n(&cq->ctrl->cons, __ATOMIC_RELAXED);
-	cq->arm = __atomic_load_n(&cq->ctrl->user_flag, __ATOMIC_RELAXED);
+	cq->cons = atomic_load_explicit(sroce_ring_u32(&cq->ctrl->cons),
+					memory_order_relaxed);
+	cq->arm = atomic_load_explicit(sroce_ring_u32(&cq->ctrl->user_flag),
+				       memory_order_relaxed);
 	return 0;
 }
 
@@ -166,7 +168,8 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 
 	sroce_cq_lock(cq);
 	/* Acquire: the CQEs up to prod are fully written. */
-	prod = __atomic_load_n(&cq->ctrl->prod, __ATOMIC_ACQUIRE);
+	prod = atomic_load_explicit(sroce_ring_u32(&cq->ctrl->prod),
+				    memory_order_acquire);
 	while (n < ne && cq->cons != prod) {
 		sroce_cqe_to_wc(&cq->cqes[cq->cons & cq->mask], &wc[n]);
 		cq->cons++;
@@ -174,7 +177,8 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	}
 	/* Release: the kernel may reuse the slots only after we read them. */
 	if (n)
-		__atomic_store_n(&cq->ctrl->cons, cq->cons, __ATOMIC_RELEASE);
+		atomic_store_explicit(sroce_ring_u32(&cq->ctrl->cons), cq->cons,
+				      memory_order_release);
 	sroce_cq_unlock(cq);
 	return n;
 }
@@ -193,7 +197,8 @@ void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn)
 	struct sroce_cqe *e;
 
 	sroce_cq_lock(cq);
-	prod = __atomic_load_n(&cq->ctrl->prod, __ATOMIC_ACQUIRE);
+	prod = atomic_load_explicit(sroce_ring_u32(&cq->ctrl->prod),
+				    memory_order_acquire);
 	for (i = prod; i != cq->cons; i--) {
 		e = &cq->cqes[(i - 1) & cq->mask];
 		if (e->qp_num == qpn)
@@ -203,7 +208,8 @@ void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn)
 	}
 	if (dropped) {
 		cq->cons += dropped;
-		__atomic_store_n(&cq->ctrl->cons, cq->cons, __ATOMIC_RELEASE);
+		atomic_store_explicit(sroce_ring_u32(&cq->ctrl->cons), cq->cons,
+				      memory_order_release);
 	}
 	sroce_cq_unlock(cq);
 }
@@ -217,13 +223,14 @@ int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	sroce_cq_lock(cq);
 	cq->arm = (((cq->arm >> SROCE_CQ_ARM_SEQ_SHIFT) + 1) <<
 		   SROCE_CQ_ARM_SEQ_SHIFT) | mode;
-	__atomic_store_n(&cq->ctrl->user_flag, cq->arm, __ATOMIC_RELAXED);
+	atomic_store_explicit(sroce_ring_u32(&cq->ctrl->user_flag), cq->arm,
+			      memory_order_relaxed);
 	/*
 	 * Full barrier: the arm is visible before any later poll reads prod;
 	 * the kernel does the same between publishing a CQE and reading the
 	 * flag, so a CQE is either seen by that poll or raises the event.
 	 */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	atomic_thread_fence(memory_order_seq_cst);
 	sroce_cq_unlock(cq);
 	return 0;
 }

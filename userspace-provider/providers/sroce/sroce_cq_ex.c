@@ -29,7 +29,8 @@
 static int sroce_cqx_take(struct sroce_cq *cq)
 {
 	/* Acquire: the CQEs up to prod are fully written. */
-	uint32_t prod = __atomic_load_n(&cq->ctrl->prod, __ATOMIC_ACQUIRE);
+	uint32_t prod = atomic_load_explicit(sroce_ring_u32(&cq->ctrl->prod),
+					     memory_order_acquire);
 
 	if (cq->cons == prod)
 		return ENOENT;
@@ -66,7 +67,8 @@ static void sroce_cqx_end_poll(struct ibv_cq_ex *ibcq)
 	struct sroce_cq *cq = to_scq_ex(ibcq);
 
 	/* Release: the kernel may reuse the slots only after we read them. */
-	__atomic_store_n(&cq->ctrl->cons, cq->cons, __ATOMIC_RELEASE);
+	atomic_store_explicit(sroce_ring_u32(&cq->ctrl->cons), cq->cons,
+			      memory_order_release);
 	cq->cur = NULL;
 	sroce_cq_unlock(cq);
 }

@@ -43,12 +43,14 @@ int sroce_dealloc_pd(struct ibv_pd *ibpd)
 	struct sroce_pd *pd = to_spd(ibpd);
 	int ret;
 
-	if (__atomic_load_n(&pd->refs, __ATOMIC_ACQUIRE))
+	if (atomic_load_explicit(&pd->refs, memory_order_acquire))
 		return EBUSY;
 	if (pd->protection) {
-		__atomic_fetch_sub(&pd->protection->refs, 1, __ATOMIC_RELEASE);
+		atomic_fetch_sub_explicit(&pd->protection->refs, 1,
+					  memory_order_release);
 		if (pd->td)
-			__atomic_fetch_sub(&pd->td->refs, 1, __ATOMIC_RELEASE);
+			atomic_fetch_sub_explicit(&pd->td->refs, 1,
+						  memory_order_release);
 		free(pd);
 		return 0;
 	}
@@ -80,7 +82,7 @@ int sroce_dealloc_td(struct ibv_td *ibtd)
 {
 	struct sroce_td *td = container_of(ibtd, struct sroce_td, ibv_td);
 
-	if (__atomic_load_n(&td->refs, __ATOMIC_ACQUIRE))
+	if (atomic_load_explicit(&td->refs, memory_order_acquire))
 		return EBUSY;
 	free(td);
 	return 0;
@@ -110,10 +112,11 @@ struct ibv_pd *sroce_alloc_parent_domain(struct ibv_context *ibctx,
 	ibv_initialize_parent_domain(&pd->ibv_pd, attr->pd);
 	pd->pdn = prot->pdn;
 	pd->protection = prot;
-	__atomic_fetch_add(&prot->refs, 1, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&prot->refs, 1, memory_order_relaxed);
 	if (attr->td) {
 		pd->td = container_of(attr->td, struct sroce_td, ibv_td);
-		__atomic_fetch_add(&pd->td->refs, 1, __ATOMIC_RELAXED);
+		atomic_fetch_add_explicit(&pd->td->refs, 1,
+					  memory_order_relaxed);
 	}
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
 		pd->alloc = attr->alloc;

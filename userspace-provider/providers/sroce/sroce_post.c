@@ -60,7 +60,8 @@ static void *sroce_wq_slot(struct sroce_wq *wq, uint32_t idx)
 static bool sroce_wq_full(struct sroce_wq *wq)
 {
 	/* Acquire: the kernel has copied the WQEs it has moved past. */
-	uint32_t cons = __atomic_load_n(&wq->ctrl->cons, __ATOMIC_ACQUIRE);
+	uint32_t cons = atomic_load_explicit(sroce_ring_u32(&wq->ctrl->cons),
+					     memory_order_acquire);
 
 	/* A cons ahead of prod wraps to a huge count: full, which is safe. */
 	return wq->prod - cons >= wq->depth;
@@ -71,7 +72,8 @@ static bool sroce_wq_publish(struct sroce_wq *wq, uint32_t start)
 {
 	if (wq->prod == start)
 		return false;
-	__atomic_store_n(&wq->ctrl->prod, wq->prod, __ATOMIC_RELEASE);
+	atomic_store_explicit(sroce_ring_u32(&wq->ctrl->prod), wq->prod,
+			      memory_order_release);
 	return true;
 }
 
@@ -81,8 +83,9 @@ static bool sroce_wq_publish(struct sroce_wq *wq, uint32_t start)
  */
 static bool sroce_wq_kern_flag(struct sroce_wq *wq, uint32_t flag)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return __atomic_load_n(&wq->ctrl->kern_flag, __ATOMIC_RELAXED) & flag;
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(sroce_ring_u32(&wq->ctrl->kern_flag),
+				    memory_order_relaxed) & flag;
 }
 
 /*
@@ -802,17 +805,19 @@ static_assert(offsetof(struct verbs_qp, comp_mask) ==
 
 bool sroce_has_wr_flush(void)
 {
-	static int has = -1;
+	static atomic_int has = -1;
+	int v = atomic_load_explicit(&has, memory_order_relaxed);
 	void *h;
 
-	if (__atomic_load_n(&has, __ATOMIC_RELAXED) < 0) {
+	/* Threads racing here find the same answer and store it alike. */
+	if (v < 0) {
 		h = dlopen("libibverbs.so.1", RTLD_LAZY | RTLD_NOLOAD);
-		__atomic_store_n(&has, h && dlsym(h, "ibv_wr_opcode_str"),
-				 __ATOMIC_RELAXED);
+		v = h && dlsym(h, "ibv_wr_opcode_str");
+		atomic_store_explicit(&has, v, memory_order_relaxed);
 		if (h)
 			dlclose(h);
 	}
-	return has > 0;
+	return v > 0;
 }
 
 static void sroce_qp_mark_ex(struct sroce_qp *qp)

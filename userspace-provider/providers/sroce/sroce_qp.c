@@ -53,7 +53,8 @@ int sroce_wq_map(struct sroce_wq *wq, int cmd_fd, uint64_t offset,
 	wq->mask = entries - 1;
 	wq->slot_size = slot_size;
 	/* The kernel chooses where the indices start. */
-	wq->prod = __atomic_load_n(&wq->ctrl->prod, __ATOMIC_RELAXED);
+	wq->prod = atomic_load_explicit(sroce_ring_u32(&wq->ctrl->prod),
+					memory_order_relaxed);
 	return 0;
 }
 
@@ -186,7 +187,7 @@ static struct sroce_qp *sroce_qp_alloc(struct ibv_pd *ibpd,
 	qp->ops = sroce_ops_opcodes(sroce_qp_type_ops(type));
 	qp->lockless = pd->td != NULL;
 	/* A parent domain stays while QPs are built on it. */
-	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&pd->refs, 1, memory_order_relaxed);
 	qp->pd = pd;
 	return qp;
 
@@ -199,7 +200,7 @@ err_free:
 
 static void sroce_qp_free(struct sroce_qp *qp)
 {
-	__atomic_fetch_sub(&qp->pd->refs, 1, __ATOMIC_RELEASE);
+	atomic_fetch_sub_explicit(&qp->pd->refs, 1, memory_order_release);
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
 	sroce_qp_mem_free(qp);
