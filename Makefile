@@ -57,7 +57,9 @@ test-kmod: module
 
 provider: $(PROVIDER)
 
-$(PROVIDER): $(wildcard userspace-provider/providers/sroce/*) include/uapi/rdma/sroce-abi.h scripts/build-provider.sh
+# build-provider.sh builds it in rdma-core's tree, with its driver file.
+$(PROVIDER): $(wildcard userspace-provider/providers/sroce/*) include/uapi/rdma/sroce-abi.h \
+		scripts/build-provider.sh scripts/provider-syms.sh
 	$(TOP)/scripts/build-provider.sh $(BUILD)/provider
 
 progs: $(PROGS)
@@ -100,7 +102,7 @@ install: module provider
 	install -D -m 644 $(KB)/drivers/infiniband/sw/sroce/sroce.ko \
 		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce.ko
 	install -D -m 755 $(PROVIDER) $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
-	install -D -m 644 userspace-provider/providers/sroce/sroce.driver \
+	install -D -m 644 $(BUILD)/provider/sroce.driver \
 		$(DESTDIR)/etc/libibverbs.d/sroce.driver
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KREL); fi
 

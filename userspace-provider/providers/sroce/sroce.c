@@ -3,9 +3,11 @@
  * libsroce: the rdma-core (libibverbs) provider for sroce, the software
  * RoCEv2 NIC kernel module.
  *
- * Built against rdma-core 56.1's private headers and linked against the
- * system libibverbs (Debian bookworm: libibverbs 44); both use provider ABI
- * IBVERBS_PRIVATE_34. See scripts/build-provider.sh.
+ * Built in rdma-core's tree like any provider (sroce's
+ * scripts/build-provider.sh uses 56.1's) and loaded by the libibverbs of the
+ * system, which may be older (Debian bookworm: 44): both have provider ABI
+ * IBVERBS_PRIVATE_34, and the build fails if the library uses a symbol the
+ * system's libibverbs does not have.
  *
  * Device matching: sroce is out of tree, so its devices report
  * RDMA_DRIVER_UNKNOWN and may have any name. libibverbs then offers every
