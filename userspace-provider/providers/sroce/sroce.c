@@ -172,7 +172,7 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 static struct ibv_ah *sroce_create_ah(struct ibv_pd *pd,
 				      struct ibv_ah_attr *attr)
 {
-	struct sroce_create_ah_cmd_resp resp = {};
+	struct sroce_cmd_create_ah_resp resp = {};
 	struct sroce_ah *ah;
 	int ret;
 
@@ -186,7 +186,7 @@ static struct ibv_ah *sroce_create_ah(struct ibv_pd *pd,
 		errno = ret;
 		return NULL;
 	}
-	ah->ah_num = resp.drv.ah_num;
+	ah->ah_num = resp.ah_num;
 	return &ah->ibv_ah;
 }
 
@@ -253,8 +253,8 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 						 int cmd_fd, void *private_data)
 {
-	struct sroce_get_context_resp resp = {};
-	struct ibv_get_context cmd;
+	struct sroce_cmd_get_context_resp resp = {};
+	struct sroce_cmd_get_context cmd;
 	struct sroce_context *ctx;
 	int ret;
 
@@ -269,7 +269,7 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 
-	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err;
@@ -278,10 +278,10 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	 * The uverbs ABI version was checked at match time, but a module that
 	 * answers with another layout would corrupt every later command.
 	 */
-	if (resp.drv.abi_version != SROCE_ABI_VERSION) {
+	if (resp.abi_version != SROCE_ABI_VERSION) {
 		fprintf(stderr,
 			"libsroce: %s: kernel sroce ABI %u, this library supports %d\n",
-			ibdev->name, resp.drv.abi_version, SROCE_ABI_VERSION);
+			ibdev->name, resp.abi_version, SROCE_ABI_VERSION);
 		ret = EPROTONOSUPPORT;
 		goto err;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libsroce private types: the provider's wrappers around the libibverbs
- * objects and the command/response layouts it exchanges with the kernel.
+ * objects. The commands it exchanges with the kernel are in sroce-abi.h.
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/driver.h>
-#include <rdma/sroce-abi.h>
+
+#include "sroce-abi.h"
 
 struct sroce_device {
 	struct verbs_device	ibv_dev;
@@ -143,86 +144,6 @@ struct sroce_qp {
 	uint32_t		wr_start;	/* sq.prod at wr_start */
 	int			wr_err;		/* first error; fails the batch */
 };
-
-/*
- * The kernel writes the driver's response immediately after the core uverbs
- * response (the udata output buffer starts at sizeof(core response)), so the
- * driver part must sit at exactly that offset with no padding in between.
- * rdma-core's DECLARE_DRV_CMD needs a generated _STRUCT_ macro per kernel
- * header; spelling the two pairs out by hand is shorter than faking that.
- */
-struct sroce_get_context_resp {
-	struct ib_uverbs_get_context_resp	ibv_resp;
-	struct sroce_alloc_ucontext_resp	drv;
-};
-
-struct sroce_alloc_pd_cmd_resp {
-	struct ib_uverbs_alloc_pd_resp		ibv_resp;
-	struct sroce_alloc_pd_resp		drv;
-};
-
-struct sroce_create_cq_cmd_resp {
-	struct ib_uverbs_create_cq_resp		ibv_resp;
-	struct sroce_cq_resp			drv;
-};
-
-struct sroce_create_cq_ex_cmd_resp {
-	struct ib_uverbs_ex_create_cq_resp	ibv_resp;
-	struct sroce_cq_resp			drv;
-};
-
-struct sroce_resize_cq_cmd_resp {
-	struct ib_uverbs_resize_cq_resp		ibv_resp;
-	struct sroce_cq_resp			drv;
-};
-
-struct sroce_create_ah_cmd_resp {
-	struct ib_uverbs_create_ah_resp		ibv_resp;
-	struct sroce_create_ah_resp		drv;
-};
-
-struct sroce_create_srq_cmd_resp {
-	struct ib_uverbs_create_srq_resp	ibv_resp;
-	struct sroce_create_srq_resp		drv;
-};
-
-struct sroce_modify_srq_ucmd {
-	struct ibv_modify_srq			ibv_cmd;
-	struct sroce_modify_srq_cmd		drv;
-};
-
-struct sroce_create_qp_cmd_resp {
-	struct ib_uverbs_create_qp_resp		ibv_resp;
-	struct sroce_create_qp_resp		drv;
-};
-
-struct sroce_create_qp_ex_cmd_resp {
-	struct ib_uverbs_ex_create_qp_resp	ibv_resp;
-	struct sroce_create_qp_resp		drv;
-};
-
-static_assert(offsetof(struct sroce_create_cq_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_create_cq_resp), "create_cq resp layout");
-static_assert(offsetof(struct sroce_create_cq_ex_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_ex_create_cq_resp),
-	      "create_cq_ex resp layout");
-static_assert(offsetof(struct sroce_resize_cq_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_resize_cq_resp), "resize_cq resp layout");
-static_assert(offsetof(struct sroce_get_context_resp, drv) ==
-	      sizeof(struct ib_uverbs_get_context_resp), "ucontext resp layout");
-static_assert(offsetof(struct sroce_alloc_pd_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_alloc_pd_resp), "alloc_pd resp layout");
-static_assert(offsetof(struct sroce_create_ah_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_create_ah_resp), "create_ah resp layout");
-static_assert(offsetof(struct sroce_create_srq_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_create_srq_resp), "create_srq resp layout");
-static_assert(offsetof(struct sroce_modify_srq_ucmd, drv) ==
-	      sizeof(struct ibv_modify_srq), "modify_srq cmd layout");
-static_assert(offsetof(struct sroce_create_qp_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_create_qp_resp), "create_qp resp layout");
-static_assert(offsetof(struct sroce_create_qp_ex_cmd_resp, drv) ==
-	      sizeof(struct ib_uverbs_ex_create_qp_resp),
-	      "create_qp_ex resp layout");
 
 static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
 {

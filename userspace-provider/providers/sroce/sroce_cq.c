@@ -82,8 +82,8 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector)
 {
-	struct sroce_create_cq_cmd_resp resp = {};
-	struct ibv_create_cq cmd;
+	struct sroce_cmd_create_cq_resp resp = {};
+	struct sroce_cmd_create_cq cmd;
 	struct sroce_cq *cq;
 	int ret;
 
@@ -91,9 +91,9 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	if (!cq)
 		return NULL;
 	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
-				&cmd, sizeof(cmd), &resp.ibv_resp,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
-	if (!sroce_cq_ready(cq, ret, ibctx->cmd_fd, &resp.drv))
+	if (!sroce_cq_ready(cq, ret, ibctx->cmd_fd, &resp.drv_payload))
 		return NULL;
 	return &cq->vcq.cq;
 }
@@ -114,9 +114,9 @@ int sroce_destroy_cq(struct ibv_cq *ibcq)
 
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
-	struct sroce_resize_cq_cmd_resp resp = {};
+	struct sroce_cmd_resize_cq_resp resp = {};
 	struct sroce_cq *cq = to_scq(ibcq);
-	struct ibv_resize_cq cmd;
+	struct sroce_cmd_resize_cq cmd;
 	void *old = cq->ctrl;
 	size_t old_size = cq->map_size;
 	int ret;
@@ -126,10 +126,11 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	 * not consumed, so nobody may consume meanwhile.
 	 */
 	sroce_cq_lock(cq);
-	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
 	if (!ret) {
-		ret = sroce_cq_map(cq, ibcq->context->cmd_fd, &resp.drv);
+		ret = sroce_cq_map(cq, ibcq->context->cmd_fd,
+				   &resp.drv_payload);
 		if (!ret)
 			munmap(old, old_size);
 	}

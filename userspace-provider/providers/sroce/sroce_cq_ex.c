@@ -188,8 +188,8 @@ static int sroce_cqx_check(struct ibv_context *ibctx,
 struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr)
 {
-	struct sroce_create_cq_ex_cmd_resp resp = {};
-	struct ibv_create_cq_ex cmd;
+	struct sroce_cmd_create_cq_ex_resp resp = {};
+	struct sroce_cmd_create_cq_ex cmd;
 	struct sroce_cq *cq;
 	int ret;
 
@@ -202,9 +202,9 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	if (!cq)
 		return NULL;
 	/* libibverbs turns COMPLETION_TIMESTAMP into the kernel's flag. */
-	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
-	if (!sroce_cq_ready(cq, ret, ibctx->cmd_fd, &resp.drv))
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
+	if (!sroce_cq_ready(cq, ret, ibctx->cmd_fd, &resp.drv_payload))
 		return NULL;
 	cq->lockless = ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 			(attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||

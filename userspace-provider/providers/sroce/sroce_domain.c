@@ -18,8 +18,8 @@
 
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 {
-	struct sroce_alloc_pd_cmd_resp resp = {};
-	struct ibv_alloc_pd cmd;
+	struct sroce_cmd_alloc_pd_resp resp = {};
+	struct sroce_cmd_alloc_pd cmd;
 	struct sroce_pd *pd;
 	int ret;
 
@@ -27,14 +27,14 @@ struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 	if (!pd)
 		return NULL;
 
-	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd),
+	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd.ibv_cmd, sizeof(cmd),
 			       &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
-	pd->pdn = resp.drv.pdn;
+	pd->pdn = resp.pdn;
 	return &pd->ibv_pd;
 }
 

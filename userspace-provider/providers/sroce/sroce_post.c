@@ -99,11 +99,8 @@ static bool sroce_wq_kern_flag(struct sroce_wq *wq, uint32_t flag)
  */
 static int sroce_sq_doorbell(struct sroce_qp *qp)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} req;
 	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send req;
 
 	if (!sroce_wq_kern_flag(&qp->sq, SROCE_SQ_IDLE))
 		return 0;
@@ -111,9 +108,9 @@ static int sroce_sq_doorbell(struct sroce_qp *qp)
 	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
 	req.hdr.in_words = sizeof(req) / 4;
 	req.hdr.out_words = sizeof(resp) / 4;
-	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.qp_handle = qp->vqp.qp.handle;
-	req.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	req.response = (uintptr_t)&resp;
+	req.qp_handle = qp->vqp.qp.handle;
+	req.wqe_size = sizeof(struct ib_uverbs_send_wr);
 	if (write(qp->vqp.qp.context->cmd_fd, &req, sizeof(req)) != sizeof(req))
 		return errno;
 	return 0;

@@ -209,8 +209,8 @@ static void sroce_qp_free(struct sroce_qp *qp)
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr)
 {
-	struct sroce_create_qp_cmd_resp resp = {};
-	struct ibv_create_qp cmd;
+	struct sroce_cmd_create_qp_resp resp = {};
+	struct sroce_cmd_create_qp cmd;
 	struct sroce_qp *qp;
 	int ret;
 
@@ -218,11 +218,11 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 	if (!qp)
 		goto err;
 	/* No driver request data; the caps come back in attr->cap. */
-	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
-	ret = sroce_qp_setup(qp, &attr->cap, &resp.drv);
+	ret = sroce_qp_setup(qp, &attr->cap, &resp.drv_payload);
 	if (ret)
 		goto err_destroy;
 	return &qp->vqp.qp;
@@ -255,8 +255,8 @@ static int sroce_check_init_attr_ex(const struct ibv_qp_init_attr_ex *attr)
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr)
 {
-	struct sroce_create_qp_ex_cmd_resp resp = {};
-	struct ibv_create_qp_ex cmd;
+	struct sroce_cmd_create_qp_ex_resp resp = {};
+	struct sroce_cmd_create_qp_ex cmd;
 	struct sroce_qp *qp;
 	int ret;
 
@@ -266,11 +266,11 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	qp = sroce_qp_alloc(attr->pd, attr->qp_type, &ret);
 	if (!qp)
 		goto err;
-	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
-	ret = sroce_qp_setup(qp, &attr->cap, &resp.drv);
+	ret = sroce_qp_setup(qp, &attr->cap, &resp.drv_payload);
 	if (ret)
 		goto err_destroy;
 	/* After the command: it resets vqp.comp_mask. */

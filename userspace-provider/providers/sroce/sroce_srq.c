@@ -14,9 +14,9 @@
 struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 				 struct ibv_srq_init_attr *attr)
 {
-	struct sroce_create_srq_cmd_resp resp = {};
-	struct sroce_create_srq_resp *r = &resp.drv;
-	struct ibv_create_srq cmd;
+	struct sroce_cmd_create_srq_resp resp = {};
+	struct sroce_create_srq_resp *r = &resp.drv_payload;
+	struct sroce_cmd_create_srq cmd;
 	struct sroce_srq *srq;
 	int ret;
 
@@ -28,8 +28,8 @@ struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 	ret = pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret)
 		goto err_free;
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_lock;
 	/* attr->attr now holds what the kernel gave. */
@@ -69,7 +69,7 @@ int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	struct sroce_create_srq_resp r = {};
-	struct sroce_modify_srq_ucmd cmd = {};
+	struct sroce_cmd_modify_srq cmd = {};
 	struct sroce_queue_ctrl *old;
 	size_t old_size;
 	int ret;
@@ -77,7 +77,7 @@ int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	if (!(attr_mask & IBV_SRQ_MAX_WR))
 		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
 					  sizeof(cmd.ibv_cmd));
-	cmd.drv.resp_addr = (uintptr_t)&r;
+	cmd.resp_addr = (uintptr_t)&r;
 	pthread_spin_lock(&srq->rq.lock);
 	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
 				 sizeof(cmd));
