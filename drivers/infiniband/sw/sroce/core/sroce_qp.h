@@ -129,7 +129,7 @@ struct sroce_qp {
 	/*
 	 * The peer's requests carry selective repeat's bit, as its last
 	 * in-sequence one showed: the responder writes it, the requester
-	 * reads it (sroce_ooo.c, sroce_req_sr()). READ_ONCE/WRITE_ONCE.
+	 * reads it (sroce_ooo.c, sroce_qp_sr_offer()). READ_ONCE/WRITE_ONCE.
 	 */
 	bool sr_peer;
 

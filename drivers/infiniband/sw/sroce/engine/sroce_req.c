@@ -664,9 +664,11 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 
 /*
  * In ERR: every WQE not completed yet completes with WR_FLUSH_ERR, in
- * order, at most @budget of them per run (an SQ holds up to max_qp_wr, and
- * a run holds the BH-off run lock). Returns true when WQEs are left, for
- * another run of the work item.
+ * order, at most @budget of them per pass: an SQ holds up to max_qp_wr
+ * WQEs, and a pass runs in a section, with BH off. Returns true when WQEs
+ * are left: the send task is then marked (sroce_task_pass_send()), and its
+ * owner passes again, or leaves the rest to its worker once the dispatch's
+ * budget is spent.
  */
 bool sroce_req_flush(struct sroce_qp *qp, int *budget)
 {
