@@ -11,7 +11,8 @@
 # cross-file call with its line. --strict exits 1 on any layer break or
 # cycle. --doc prints only the generated section of
 # Documentation/sroce-callgraph.rst (the layer table and the file graph);
-# make check compares the page with it.
+# scripts/docs-check.sh --graph, a step of make check, compares the page
+# with it, and scripts/docs-check.sh --update rewrites the page's section.
 #
 # How: kernel style puts a function body between a "{" and a "}" alone in
 # column 0, so awk finds the definitions in the .c files and the static

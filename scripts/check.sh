@@ -147,6 +147,9 @@ step "sparse clean on $k61" sparse_clean /lib/modules/$k61/build
 step "sparse clean on $k612" sparse_clean /lib/modules/$k612/build
 step "checkpatch --strict clean" checkpatch
 step "call graph has no cycle (scripts/callgraph.sh --strict)" scripts/callgraph.sh --strict
+step "docs name only what exists (scripts/docs-check.sh)" scripts/docs-check.sh
+step "call-graph page is scripts/callgraph.sh --doc (scripts/docs-check.sh --graph)" \
+	scripts/docs-check.sh --graph
 step "test module builds" make -s test-kmod KDIR=/lib/modules/$k61/build
 step "provider builds in rdma-core 56.1, needs only what system libibverbs has" make -s provider
 step "test programs build" make -s progs
