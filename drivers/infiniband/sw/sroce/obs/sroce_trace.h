@@ -2,8 +2,7 @@
 /*
  * sroce's tracepoints, under events/sroce/ in tracefs: the life of a WQE
  * and of its packets (Documentation/sroce-observe.rst). sroce_trace.c
- * instantiates them; the build gives it -I to this directory, since the
- * module is built out of the kernel tree.
+ * instantiates them.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM sroce
@@ -172,9 +171,13 @@ TRACE_EVENT(sroce_nak,
 
 #endif /* SROCE_TRACE_H */
 
-/* Out of tree: define_trace.h finds this file through -I$(src). */
+/*
+ * define_trace.h includes this file again as obs/sroce_trace.h, from the
+ * driver's folder on the include path: the Kbuild's -I, or in a kernel
+ * tree built with O= the one Kbuild adds for the folder of a Makefile.
+ */
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH .
+#define TRACE_INCLUDE_PATH obs
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE sroce_trace
 #include <trace/define_trace.h>
