@@ -50,6 +50,8 @@ module:
 	@cd $(KB) && find drivers include -name '*.[ch]' | while read -r f; do \
 		test -e "$(CURDIR)/$$f" || rm -f "$$f"; done
 	$(MAKE) -C $(KDIR) M=$(KB) $(if $(C),C=$(C)) modules
+	@test -f $(KB)/drivers/infiniband/sw/sroce/sroce.ko || \
+		{ echo "no sroce.ko: is CONFIG_RDMA_SROCE=m still set in ./Kbuild?"; exit 1; }
 
 test-kmod: module
 	@mkdir -p $(KB)/tests && cp -ru --preserve=timestamps tests/kmod $(KB)/tests/
