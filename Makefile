@@ -28,6 +28,8 @@ help:
 	@echo "make           build sroce.ko (KVER/KDIR), libsroce and test programs"
 	@echo "make C=1       ... and run sparse on the module"
 	@echo "make install   install module, provider and driver file [DESTDIR=]"
+	@echo "make intree    build sroce as part of linux-source-6.1's tree (Kconfig,"
+	@echo "               CONFIG_RDMA_SROCE=m) and with make M= against it"
 	@echo "make demo      boot a VM, add an sroce device, show ibv_devinfo"
 	@echo "make check     every build, static check and test; prints N passed, N failed"
 	@echo "               [SHAKE=1: all of it under a CPU hog on every host core]"
@@ -128,6 +130,11 @@ dkms-src:
 	install -d $(DESTDIR)/usr/src/sroce-$(VERSION)
 	cp -r Kbuild dkms.conf drivers include $(DESTDIR)/usr/src/sroce-$(VERSION)/
 
+# sroce dropped into linux-source-6.1's tree with its Kconfig entry and
+# Makefile line, built there and with make M= (build/intree, cached).
+intree:
+	$(TOP)/scripts/intree-build.sh
+
 unit:
 	$(MAKE) -C tests/unit run
 
@@ -158,4 +165,4 @@ clean:
 		$(STAGE) $(BUILD)/results
 
 .PHONY: all help deps module test-kmod provider progs install install-tests stage \
-	dkms-src unit demo check bench profile clean
+	dkms-src intree unit demo check bench profile clean
