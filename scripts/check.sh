@@ -157,6 +157,7 @@ step "install into a DESTDIR ($k61)" make -s stage KDIR=/lib/modules/$k61/build
 step "install into a DESTDIR ($k612)" make -s stage KDIR=/lib/modules/$k612/build \
 	STAGE="$top/build/stage-$k612"
 step "dkms builds the module for $k612" scripts/dkms-check.sh "$k612"
+step "in-tree build (linux-source-6.1)" scripts/intree-build.sh
 
 # unit_tests: each host test binary's TAP as it is, plus one failure
 # when a binary did not end the way its results say (a crash or an ASan
