@@ -6,12 +6,27 @@
 # loop per host core at normal priority, so a check that holds only on
 # an idle machine shows itself. The hog stops when the run ends, however
 # it ends, and after 2 hours in any case.
+# --list: run nothing, print the VM runs the same environment would make
+# (one line each: vm-run.sh's options, the suite, its arguments), in order.
 set -uo pipefail
+
+list=0
+case ${1:-} in
+--list) list=1 ;;
+'') ;;
+*) echo "usage: scripts/check.sh [--list]" >&2; exit 2 ;;
+esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 res=$top/build/results
-rm -rf "$res"
+if [ $list = 1 ]; then
+	# Results and logs of a real run stay as they are.
+	res=$(mktemp -d)
+	trap 'rm -rf "$res"' EXIT
+else
+	rm -rf "$res"
+fi
 mkdir -p "$res"
 host=$res/host.tap
 : > "$host"
@@ -26,7 +41,9 @@ shake_stop() {
 	done
 	shake_pids=()
 }
-if [ "${SHAKE:-0}" = 1 ]; then
+if [ $list = 1 ]; then
+	:
+elif [ "${SHAKE:-0}" = 1 ]; then
 	trap shake_stop EXIT
 	trap 'shake_stop; exit 130' INT
 	trap 'shake_stop; exit 143' TERM
@@ -44,6 +61,7 @@ fi
 step() {
 	local name=$1 log
 	shift
+	[ $list = 0 ] || return 0
 	n=$((n + 1))
 	log=$res/step-$n.log
 	echo "== $name"
@@ -100,6 +118,12 @@ vm_suite() {
 		opts+=(--two)
 		name=$name-two
 	fi
+	if [ $list = 1 ]; then
+		echo "$name:" ${SROCE_VM_SLUB_DEBUG+"SROCE_VM_SLUB_DEBUG='$SROCE_VM_SLUB_DEBUG'"} \
+			"${opts[@]}" ${vm_opts[@]+"${vm_opts[@]}"} --kver "$kver" \
+				--stage "${stage#"$top"/}" "$t" ${vm_args[@]+"${vm_args[@]}"}
+		return
+	fi
 	echo "== vm suite $name"
 	local out=$res/vm-$name.out st=0 failed vmfault
 	scripts/vm-run.sh "${opts[@]}" ${vm_opts[@]+"${vm_opts[@]}"} --kver "$kver" \
@@ -133,7 +157,7 @@ step "dependencies installed (make deps)" scripts/deps.sh
 # takes the CPU the VMs leave idle (their guests wait, boot, sleep), not
 # theirs, and is mostly done when the pass begins.
 dk_pid=''
-if [ "${DEBUG_KERNEL:-0}" = 1 ]; then
+if [ "${DEBUG_KERNEL:-0}" = 1 ] && [ $list = 0 ]; then
 	setsid nice -n 19 scripts/debug-kernel.sh > "$res/debug-kernel.log" 2>&1 &
 	dk_pid=$!
 	# Its own process group: a run that ends early stops all its makes.
@@ -180,15 +204,17 @@ unit_tests() {
 	done
 }
 
-echo "== unit tests"
-unit_tests > "$res/unit.tap" 2>&1
-grep -E '^not ok' "$res/unit.tap" | sed 's/^/#   /'
-grep -q '^ok ' "$res/unit.tap" || echo "not ok - unit tests did not run" >> "$res/unit.tap"
+if [ $list = 0 ]; then
+	echo "== unit tests"
+	unit_tests > "$res/unit.tap" 2>&1
+	grep -E '^not ok' "$res/unit.tap" | sed 's/^/#   /'
+	grep -q '^ok ' "$res/unit.tap" || echo "not ok - unit tests did not run" >> "$res/unit.tap"
 
-echo "== fuzz smoke"
-make -s -C tests/fuzz smoke > "$res/fuzz.tap" 2>&1
-grep -E '^(not )?ok' "$res/fuzz.tap"
-grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" >> "$res/fuzz.tap"
+	echo "== fuzz smoke"
+	make -s -C tests/fuzz smoke > "$res/fuzz.tap" 2>&1
+	grep -E '^(not )?ok' "$res/fuzz.tap"
+	grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" >> "$res/fuzz.tap"
+fi
 
 # The VM suites, in the order they run (tests/vm/NAME.sh, on 6.1). A file
 # in tests/vm that is neither a suite here nor a known helper is a
@@ -242,6 +268,8 @@ if [ "${DEBUG_KERNEL:-0}" = 1 ]; then
 	dk_wait() { wait "$dk_pid" && cat "$res/debug-kernel.log"; }
 	step "debug kernel built (scripts/debug-kernel.sh)" dk_wait
 	kdbg=$(scripts/debug-kernel.sh --print 2>/dev/null) || kdbg=''
+	# --list before the kernel is built lists the pass all the same.
+	[ -n "$kdbg" ] || [ $list = 0 ] || kdbg=DEBUG_KERNEL
 	if [ -n "$kdbg" ]; then
 		step "module builds against $kdbg with -Werror" make -s module KDIR=/lib/modules/$kdbg/build
 		step "install into a DESTDIR ($kdbg)" make -s stage KDIR=/lib/modules/$kdbg/build \
@@ -261,11 +289,12 @@ if [ "${DEBUG_KERNEL:-0}" = 1 ]; then
 		vm_opts=() vm_args=()
 		unset SROCE_VM_SLUB_DEBUG
 	fi
-	echo "debug pass: $(( $(date +%s) - dstart )) s wall"
+	[ $list = 1 ] || echo "debug pass: $(( $(date +%s) - dstart )) s wall"
 elif [ "${DEBUG_KERNEL:-0}" != 0 ]; then
 	echo "not ok - DEBUG_KERNEL=$DEBUG_KERNEL: 1 or 0 only" | tee -a "$host"
 fi
 
+[ $list = 0 ] || exit 0
 echo "make check: $(( $(date +%s) - start )) s wall"
 # Each check counted once; SKIP, not built and known peer deviations apart.
 summary=$(scripts/tap-count.sh "$res"/*.tap)
