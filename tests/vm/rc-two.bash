@@ -202,8 +202,8 @@ rc_two_cm() {
 	# rping's server ends only on the client's DREQ, and the client
 	# destroys its CM id as soon as it has sent it, which stops the
 	# CM's resends (ib_cm, whatever the device): one lost DREQ leaves
-	# the server waiting for ever (CI saw it under 1% loss;
-	# tests/vm/wip/dreq-loss.two.sh drops the DREQ and shows it).
+	# the server waiting for ever (CI saw it under 1% loss; a script
+	# that dropped the DREQ showed it, see commit be545e5).
 	cm_two_both "rping -V IPv4" "rping -s -a @ME@ -p @PORT@ -C 20 -S 1000 -V" \
 		"rping -c -a @PEER@ -p @PORT@ -C 20 -S 1000 -V"
 	# rdma_server/rdma_client have no closing handshake either: the
