@@ -15,12 +15,8 @@ IP4=$SROCE_IP4
 IP6=$SROCE_IP6
 P=/usr/libexec/sroce
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid4=$(gid_index "$dev" "$IP4") || gid4=
-gid6=$(gid_index "$dev" "$IP6") || gid6=
-ok "$([ -n "$gid4" ] && [ -n "$gid6" ] && echo 1 || echo 0)" \
-	"RoCE v2 GIDs for $IP4 (${gid4:-none}) and $IP6 (${gid6:-none})"
+sroce_up -g "$dev" "$ND" "$IP4" "$IP6"
+gid4=${up_gids[0]} gid6=${up_gids[1]}
 
 # The MAD layer opened the port: its GSI QP is QP1, in RTS.
 ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" \

@@ -13,10 +13,8 @@ set -u
 dev=sroce0
 ND=${SROCE_NETDEV:-eth0}
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
-ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
+sroce_up -g "$dev" "$ND" "$SROCE_IP4"
+gid=${up_gids[0]}
 
 tap_merge doorbell_stress \
 	timeout 300 /usr/libexec/sroce/doorbell_stress "$dev" "${gid:-0}" 4 1000

@@ -20,10 +20,8 @@ kverbs_main() {
 	mod=$([ "$drv" = rxe ] && echo rdma_rxe || echo "$drv")
 
 	diag "kernel $KVER"
-	run_ok "modprobe $mod" modprobe "$mod"
-	run_ok "rdma link add $dev on $nd" rdma link add "$dev" type "$drv" netdev "$nd"
-	gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
-	ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
+	sroce_up -t "$drv" -g "$dev" "$nd" "$SROCE_IP4"
+	gid=${up_gids[0]:-}
 
 	# sroce, debugfs fault injection: each access through an FRMR lasts
 	# 500 us longer, so invalidations under a stream find copies running

@@ -214,6 +214,44 @@ veth_device() {
 	run_ok "device on veth va" rdma link add "$1" type sroce netdev va
 }
 
+# sroce_up [-t TYPE] [-g] DEV NETDEV [ADDR...]: the driver loaded and DEV
+# added on NETDEV (two checks: modprobe, rdma link add), how most suites
+# start. TYPE is sroce (the default) or rxe (module rdma_rxe). For each
+# ADDR the RoCE v2 GID that carries it is waited for, its index left in
+# up_gids[] in the same order (empty when it never came). Without -g a
+# missing GID is a diagnostic (the suite's own checks will say more);
+# with -g it is one check more: "RoCE v2 GID for A (index N)", or for
+# two addresses "RoCE v2 GIDs for A (N) and B (M)".
+sroce_up() {
+	local type=sroce mod check=0 dev nd a g all=1
+	while :; do
+		case ${1:-} in
+		-t) type=$2; shift 2 ;;
+		-g) check=1; shift ;;
+		*) break ;;
+		esac
+	done
+	dev=$1 nd=$2
+	shift 2
+	mod=$type
+	[ "$type" = rxe ] && mod=rdma_rxe
+	run_ok "modprobe $mod" modprobe "$mod"
+	run_ok "rdma link add $dev on $nd" rdma link add "$dev" type "$type" netdev "$nd"
+	up_gids=()
+	for a in "$@"; do
+		g=$(gid_index "$dev" "$a") || g=
+		up_gids+=("$g")
+		[ -n "$g" ] || all=0
+		[ $check = 1 ] || [ -n "$g" ] || diag "no GID for $a yet"
+	done
+	[ $check = 1 ] && [ $# -gt 0 ] || return 0
+	if [ $# = 1 ]; then
+		ok $all "RoCE v2 GID for $1 (index ${up_gids[0]:-none})"
+	else
+		ok $all "RoCE v2 GIDs for $1 (${up_gids[0]:-none}) and $2 (${up_gids[1]:-none})"
+	fi
+}
+
 # RoCE helpers every suite may want (gid_index).
 # shellcheck source=tests/vm/roce.sh
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/roce.sh"

@@ -11,8 +11,7 @@ dev=sroce0
 ND=${SROCE_NETDEV:-eth0}
 cg=/sys/fs/cgroup
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
+sroce_up "$dev" "$ND"
 mkdir -p $cg
 grep -q "^cgroup2 $cg " /proc/mounts || mount -t cgroup2 none $cg
 run_ok "cgroup v2 with the memory controller" \

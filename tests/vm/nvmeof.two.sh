@@ -18,9 +18,7 @@ peer=$SROCE_PEER_IP4
 # target DRIVER: host 1 serves the subsystem on DRIVER's device.
 target() {
 	local drv=$1
-	run_ok "modprobe $drv" modprobe "$([ "$drv" = rxe ] && echo rdma_rxe || echo sroce)"
-	run_ok "rdma link add ${drv}0" rdma link add "${drv}0" type "$drv" netdev eth0
-	gid_index "${drv}0" "$SROCE_IP4" >/dev/null || diag "no GID for $SROCE_IP4 yet"
+	sroce_up -t "$drv" "${drv}0" eth0 "$SROCE_IP4"
 	nvmet_port_up "$SROCE_IP4" ipv4 1
 }
 
@@ -68,8 +66,7 @@ if [ "$SROCE_HOST" = 1 ]; then
 	target_gone rxe
 	nvmet_target_down
 else
-	run_ok "modprobe sroce" modprobe sroce
-	run_ok "rdma link add sroce0" rdma link add sroce0 type sroce netdev eth0
+	sroce_up sroce0 eth0
 	ok "peer_ready $peer 31001 300" "host 1's sroce target is up"
 	host_run sroce
 	ok "tell_peer 31002 300" "host 1 heard this host is done"

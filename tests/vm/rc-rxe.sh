@@ -59,10 +59,8 @@ case $(uname -r) in
 6.1.*) known+=("err-flush-post-recv=known rxe deviation (6.1): a receive posted to a QP in ERR is never flushed") ;;
 esac
 
-run_ok "modprobe rdma_rxe" modprobe rdma_rxe
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type rxe netdev "$ND"
-gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
-ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
+sroce_up -t rxe -g "$dev" "$ND" "$SROCE_IP4"
+gid=${up_gids[0]}
 
 # Not run at all on rdma_rxe: running them WARNs in its kernel, which
 # fails the VM run. ID=REASON.

@@ -272,16 +272,14 @@ rc_two_setup() {
 	diag "host $SROCE_HOST runs $drv, peer $SROCE_PEER_IP4 / $SROCE_PEER_IP6"
 	# 4096-byte path MTUs need jumbo frames on the link.
 	run_ok "eth0 MTU 9000" ip link set eth0 mtu 9000
-	run_ok "modprobe $drv" modprobe "$([ "$drv" = rxe ] && echo rdma_rxe || echo "$drv")"
-	run_ok "rdma link add $dev" rdma link add "$dev" type "$drv" netdev eth0
+	sroce_up -t "$drv" "$dev" eth0 "$SROCE_IP4" "$SROCE_IP6"
+	gid4=${up_gids[0]:-0} gid6=${up_gids[1]:-0}
 	# Both ends sroce: selective repeat offered, as a deployment of
 	# sroce hosts would (towards rdma_rxe sroce only answers it).
 	if [ "$drv" = sroce ] && [ "$rc_two_peer" = sroce ]; then
 		run_ok "$dev offers selective repeat" \
 			sh -c "echo 2 > /sys/class/infiniband/$dev/cc_sel_repeat"
 	fi
-	gid4=$(gid_index "$dev" "$SROCE_IP4") || gid4=0
-	gid6=$(gid_index "$dev" "$SROCE_IP6") || gid6=0
 	diag "GID $gid4 for $SROCE_IP4, GID $gid6 for $SROCE_IP6"
 	run_ok "peer $SROCE_PEER_IP4 answers ping" retry 60 ping -c 1 -W 1 "$SROCE_PEER_IP4"
 	run_ok "peer $SROCE_PEER_IP6 answers ping" retry 10 ping -6 -c 1 -W 1 "$SROCE_PEER_IP6"

@@ -14,10 +14,8 @@ bad='BUG:|WARNING:|Oops|general protection'
 # Only what the kernel logs from here on counts.
 log0=$(dmesg | wc -l)
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid=$(gid_index "$dev" "$SROCE_IP4") || gid=
-ok "$([ -n "$gid" ] && echo 1 || echo 0)" "RoCE v2 GID for $SROCE_IP4 (index ${gid:-none})"
+sroce_up -g "$dev" "$ND" "$SROCE_IP4"
+gid=${up_gids[0]}
 
 tap_merge ring_scribble timeout 300 /usr/libexec/sroce/ring_scribble "$dev" "${gid:-0}"
 

@@ -57,14 +57,6 @@ gid_index() {
 	return 1
 }
 
-# sroce_up DEV NETDEV ADDR: sroce loaded and DEV added on NETDEV (two
-# checks), its GID for ADDR waited for (the ULP suites' start).
-sroce_up() {
-	run_ok "modprobe sroce" modprobe sroce
-	run_ok "rdma link add $1 on $2" rdma link add "$1" type sroce netdev "$2"
-	gid_index "$1" "$3" >/dev/null || diag "no GID for $3 yet"
-}
-
 # two_ns_devices NET: namespaces a and b joined by a veth, va in a and vb
 # in b, on 10.9.NET.1 and .2; sroce loaded, sroce0 on va and sroce1 on vb
 # (three checks); their GID indexes in g0 and g1.

@@ -11,12 +11,8 @@ set -u
 dev=sroce0
 ND=${SROCE_NETDEV:-eth0}
 
-run_ok "modprobe sroce" modprobe sroce
-run_ok "rdma link add $dev on $ND" rdma link add "$dev" type sroce netdev "$ND"
-gid4=$(gid_index "$dev" "$SROCE_IP4") || gid4=
-gid6=$(gid_index "$dev" "$SROCE_IP6") || gid6=
-ok "$([ -n "$gid4" ] && [ -n "$gid6" ] && echo 1 || echo 0)" \
-	"RoCE v2 GIDs for $SROCE_IP4 (${gid4:-none}) and $SROCE_IP6 (${gid6:-none})"
+sroce_up -g "$dev" "$ND" "$SROCE_IP4" "$SROCE_IP6"
+gid4=${up_gids[0]} gid6=${up_gids[1]}
 ok "ibv_devinfo -v -d $dev | grep -q 'max_srq:.*[1-9]'" "ibv_devinfo advertises SRQs"
 
 tap_merge "srq_ops IPv4" timeout 300 /usr/libexec/sroce/srq_ops "$dev" "${gid4:-0}"
