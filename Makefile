@@ -140,7 +140,7 @@ unit:
 
 demo: deps
 	$(MAKE) all stage
-	$(TOP)/scripts/vm-run.sh tests/vm/demo.sh
+	$(TOP)/scripts/vm-run.sh tests/vm/suites/demo.sh
 
 # SHAKE=1 runs it all under a CPU hog on every core; DEBUG_KERNEL=1 adds
 # the debug-kernel pass (scripts/check.sh).

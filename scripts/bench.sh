@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `make bench`: the perftest matrix on rdma_rxe and on sroce in one VM
-# boot (tests/vm/bench-guest.sh), then TCP, rdma_rxe and sroce on one
-# link between two VMs, clean and under loss (tests/vm/bench-loss-guest.sh),
+# boot (tests/vm/bench/bench-guest.sh), then TCP, rdma_rxe and sroce on one
+# link between two VMs, clean and under loss (tests/vm/bench/bench-loss-guest.sh),
 # then the kernel ULPs (NVMe over Fabrics, NFS over RDMA, RDS) on rdma_rxe
-# and on sroce in one VM boot (tests/vm/bench-ulp-guest.sh), then sroce's
+# and on sroce in one VM boot (tests/vm/bench/bench-ulp-guest.sh), then sroce's
 # congestion control on a shared bottleneck in one VM boot
-# (tests/vm/bench-cc-guest.sh).
+# (tests/vm/bench/bench-cc-guest.sh).
 # Every figure is the median of BENCH_RUNS runs from the same boot. Prints
 # four tables and writes them to build/bench.txt. Absolute TCG figures mean
 # little; the ratios from one boot are the measure. For latency, lower is
@@ -50,25 +50,25 @@ boot_on two && rm -f "$log.loss" "$log.loss.h1" "$log.loss.h2"
 boot_on ulp && rm -f "$log.ulp"
 boot_on cc && rm -f "$log.cc"
 if boot_on one; then
-	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log" "$top/tests/vm/bench-guest.sh" \
+	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log" "$top/tests/vm/bench/bench-guest.sh" \
 		"$iters" "$runs" > /dev/null || echo "bench: the one-host run failed (see $log)" >&2
 fi
 t1=$(date +%s)
 # Goodput under loss: two VMs, netem on both links (the client is host 2).
 if boot_on two; then
 	"$top/scripts/vm-run.sh" --two --timeout "$tmo" --log "$log.loss" \
-		"$top/tests/vm/bench-loss-guest.sh" "$liters" "$runs" "$secs" > /dev/null ||
+		"$top/tests/vm/bench/bench-loss-guest.sh" "$liters" "$runs" "$secs" > /dev/null ||
 		echo "bench: the two-VM run failed (see $log.loss.h1 and .h2)" >&2
 fi
 t2=$(date +%s)
 if boot_on ulp; then
-	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log.ulp" "$top/tests/vm/bench-ulp-guest.sh" \
+	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log.ulp" "$top/tests/vm/bench/bench-ulp-guest.sh" \
 		"$runs" "$usecs" > /dev/null || echo "bench: the ULP run failed (see $log.ulp)" >&2
 fi
 t3=$(date +%s)
 # Congestion control: flows through a marking bottleneck, one VM.
 if boot_on cc; then
-	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log.cc" "$top/tests/vm/bench-cc-guest.sh" \
+	"$top/scripts/vm-run.sh" --timeout "$tmo" --log "$log.cc" "$top/tests/vm/bench/bench-cc-guest.sh" \
 		"$runs" > /dev/null || echo "bench: the congestion control run failed (see $log.cc)" >&2
 fi
 t4=$(date +%s)
@@ -197,7 +197,7 @@ rxe_sroce_table() {
 	echo "of $runs runs; Jain = fairness of the flows' rates (1 = equal), util = the"
 	echo "bottleneck's use (resends and all), goodput = the data delivered over the whole"
 	echo "run as a share of the bottleneck, queue = red's backlog, dropped = packets red"
-	echo "lost (tests/vm/dumbbell.bash)"
+	echo "lost (tests/vm/lib/dumbbell.bash)"
 	awk '
 	$2 !~ /^cc_/ { next }
 	{ f = $2; sub(/^cc_/, "", f); sub(/flows_.*/, "", f); m = $2; sub(/.*flows_/, "", m)

@@ -124,7 +124,7 @@ cp "$driver" "$out/sroce.driver"
 
 # rdma-core 56.1's own libibverbs and rxe provider, for the VM tests that
 # post what Debian 12's libibverbs 44 has no verb for (ibv_wr_flush): they
-# run with OUTDIR/rc56 as their library path (tests/vm/roce.sh, rc56).
+# run with OUTDIR/rc56 as their library path (tests/vm/lib/roce.sh, rc56).
 ninja -C "$bld" ibverbs rxe-rdmav34 >"$bld/rc56.log" 2>&1 || {
 	tail -n 30 "$bld/rc56.log" >&2
 	exit 1

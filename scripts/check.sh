@@ -216,9 +216,10 @@ if [ $list = 0 ]; then
 	grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" >> "$res/fuzz.tap"
 fi
 
-# The VM suites, in the order they run (tests/vm/NAME.sh, on 6.1). A file
-# in tests/vm that is neither a suite here nor a known helper is a
-# failure: a new suite must be listed to run.
+# The VM suites, in the order they run (tests/vm/suites/NAME.sh, on
+# 6.1). A suite in tests/vm/suites that is not listed here is a failure:
+# a new suite must be listed to run. The other folders hold what is not
+# a suite: lib (sourced), bench and stress (run by hand or make bench).
 suites=(
 	cq cq-resize mr memcg lifecycle rx storm verbs-fuzz demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
 	kverbs-rxe ring-scribble doorbell-stress two-devices cc loss dumbbell netns-move netns-cm
@@ -228,20 +229,17 @@ suites=(
 # Suites that run on 6.12 only: rdma_rxe 6.1 or its core lacks what they
 # test.
 suites612=(interop-rxe-612.two pmem)
-helpers=(lib.sh roce.sh kverbs.bash rc-two.bash nvmeof.bash nfs.bash dumbbell.bash
-	harness-selftest.sh bench-guest.sh bench-loss-guest.sh bench-cc-guest.sh
-	bench-ulp-guest.sh profile-guest.sh
-	nfs-umount-stress.sh cm-listen-stress.sh)
 unlisted=()
-for t in tests/vm/*.sh tests/vm/*.bash; do
+for t in tests/vm/suites/* tests/vm/*; do
+	[ -d "$t" ] && continue
 	b=$(basename "$t")
-	[[ " ${suites[*]/%/.sh} ${suites612[*]/%/.sh} ${helpers[*]} " == *" $b "* ]] ||
-		unlisted+=("$b")
+	[[ $t == tests/vm/suites/* && " harness-selftest.sh ${suites[*]/%/.sh} ${suites612[*]/%/.sh} " == *" $b "* ]] ||
+		unlisted+=("${t#tests/vm/}")
 done
 if [ ${#unlisted[@]} = 0 ]; then
-	echo "ok - every file in tests/vm is a listed suite or helper" >> "$host"
+	echo "ok - every suite in tests/vm/suites is listed" >> "$host"
 else
-	echo "not ok - tests/vm has files that are neither suites nor helpers in check.sh: ${unlisted[*]}" |
+	echo "not ok - tests/vm has suites not listed in check.sh or loose files: ${unlisted[*]}" |
 		tee -a "$host"
 fi
 
@@ -249,12 +247,12 @@ fi
 # on 6.12 too the lifecycle, the RDMA CM (the core's MAD, CM and AH code
 # changed since 6.1), the namespace and the NVMe over Fabrics suites, and
 # rx (FLUSH can be granted only from 6.2 on); and the 6.12-only suites.
-vm_suite tests/vm/harness-selftest.sh "$k61" "$top/build/stage" two
+vm_suite tests/vm/suites/harness-selftest.sh "$k61" "$top/build/stage" two
 for s in "${suites[@]}"; do
-	vm_suite "tests/vm/$s.sh" "$k61" "$top/build/stage"
+	vm_suite "tests/vm/suites/$s.sh" "$k61" "$top/build/stage"
 done
 for s in lifecycle cm-sroce netns-cm nvmeof rx "${suites612[@]}"; do
-	vm_suite "tests/vm/$s.sh" "$k612" "$top/build/stage-$k612"
+	vm_suite "tests/vm/suites/$s.sh" "$k612" "$top/build/stage-$k612"
 done
 
 # The debug pass (DEBUG_KERNEL=1; CI runs it): the core suites on a kernel
@@ -284,7 +282,7 @@ if [ "${DEBUG_KERNEL:-0}" = 1 ]; then
 			"verbs-fuzz 600"; do
 			read -ra words <<<"$s"
 			vm_args=("${words[@]:1}")
-			vm_suite "tests/vm/${words[0]}.sh" "$kdbg" "$top/build/stage-debug"
+			vm_suite "tests/vm/suites/${words[0]}.sh" "$kdbg" "$top/build/stage-debug"
 		done
 		vm_opts=() vm_args=()
 		unset SROCE_VM_SLUB_DEBUG

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make profile` (or `make bench PROFILE=1`): one VM boot runs
-# tests/vm/profile-guest.sh, which samples the whole guest with
+# tests/vm/bench/profile-guest.sh, which samples the whole guest with
 # `perf record -a -g` during a 2-byte ib_send_lat, 64 KiB ib_write_bw and
 # ib_send_bw, and a 64-byte ib_send_bw over 4 QPs, on rdma_rxe and on
 # sroce (loopback on eth0), and prints
@@ -18,7 +18,7 @@ ntop=${PROFILE_TOP:-40}
 mkdir -p "$top/build"
 rm -f "$top"/build/profile-*.txt
 
-"$top/scripts/vm-run.sh" --timeout 900 --log "$log" "$top/tests/vm/profile-guest.sh" \
+"$top/scripts/vm-run.sh" --timeout 900 --log "$log" "$top/tests/vm/bench/profile-guest.sh" \
 	"$secs" "$ntop" > /dev/null || echo "profile: the VM run failed (see $log)" >&2
 
 names=$(grep -a '^PROFILE ' "$log" | awk '{print $2}' | sort -u)

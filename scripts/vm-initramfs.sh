@@ -32,7 +32,7 @@ PROG_PKGS=(bash coreutils findutils grep sed mawk diffutils gzip procps
 # profile` (perf record -a -g in the guest); linux-perf's /usr/bin/perf is
 # the 6.1 tool itself, which also reads the 6.12 kernel's samples. ndctl
 # (with nfit, dax_pmem and device_dax below) turns a suite's emulated
-# NVDIMM into a device-DAX mapping (tests/vm/pmem.sh).
+# NVDIMM into a device-DAX mapping (tests/vm/suites/pmem.sh).
 # Packages that are only needed for some tools are allowed to be absent.
 OPT_PKGS=(iputils-ping)
 

@@ -6,8 +6,8 @@
 #   STAGE_DIR/*        -> /            (a `make install DESTDIR=` tree; may be
 #                                       missing or empty)
 #   TEST_SCRIPT        -> /sroce-test/run (its file name in /sroce-test/name)
-#   tests/vm/lib.sh    -> /sroce-test/lib.sh too
-#   tests/vm/          -> /sroce-test/tests/   (shared helpers such as lib.sh)
+#   tests/vm/          -> /sroce-test/tests/   (suites/, lib/, bench/, stress/)
+#   tests/vm/lib/lib.sh -> /sroce-test/lib.sh too
 #   SRC                -> /sroce-test/files/BASENAME, or DEST if given
 set -euo pipefail
 
@@ -29,14 +29,17 @@ mkdir -p "$root/sroce-test/files"
 install -m 0755 "$test" "$root/sroce-test/run"
 basename "$test" >"$root/sroce-test/name"
 cp -a "$top/tests/vm" "$root/sroce-test/tests"
-# Suites find their helpers next to themselves ($(dirname "$0")/lib.sh). A
-# suite from tests/vm/ therefore runs from its copy in /sroce-test/tests/
-# (named in /sroce-test/path); for any other script, lib.sh is also
-# reachable next to /sroce-test/run.
-if [ "$(realpath "$(dirname "$test")")" = "$(realpath "$top/tests/vm")" ]; then
-	echo "/sroce-test/tests/$(basename "$test")" >"$root/sroce-test/path"
-fi
-ln -s tests/lib.sh "$root/sroce-test/lib.sh"
+# Scripts find their libraries from their own folder
+# ("${SROCE_TESTS:-$(dirname "$0")/..}/lib/lib.sh"). A script from
+# tests/vm/ (suites/, bench/, stress/) therefore runs from its copy under
+# /sroce-test/tests/ (named in /sroce-test/path); for any other script,
+# lib.sh is also reachable next to /sroce-test/run.
+rel=$(realpath --relative-to="$top/tests/vm" "$test")
+case $rel in
+../*) ;;
+*) echo "/sroce-test/tests/$rel" >"$root/sroce-test/path" ;;
+esac
+ln -s tests/lib/lib.sh "$root/sroce-test/lib.sh"
 
 for spec in "$@"; do
 	src=${spec%%:*}

@@ -125,7 +125,7 @@ cmdline="$cmdline sroce_timeout=$guest_timeout ${SROCE_VM_APPEND:-}"
 
 # A suite that says "# vm-pmem: MIB" gets an emulated NVDIMM of MIB MiB
 # in each VM: persistent memory as the firmware's NFIT describes it, label-
-# less, so the guest sees one raw namespace (tests/vm/pmem.sh).
+# less, so the guest sees one raw namespace (tests/vm/suites/pmem.sh).
 mem=(-m 2G)
 pmem_mib=$(sed -n 's/^# vm-pmem: \([0-9][0-9]*\)$/\1/p' "$test" | head -n1)
 if [ -n "$pmem_mib" ]; then
@@ -306,7 +306,7 @@ nic_dump() {
 }
 
 # watch_link: in a two-VM run, the first time a guest reports a dead link
-# (link_alive in tests/vm/roce.sh) or its kernel a stuck transmit queue,
+# (link_alive in tests/vm/lib/roce.sh) or its kernel a stuck transmit queue,
 # both QEMUs describe their NICs.
 watch_link() {
 	while [ ! -f "$run/h1.rc" ] || [ ! -f "$run/h2.rc" ]; do

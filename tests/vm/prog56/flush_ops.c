@@ -3,7 +3,7 @@
  * flush_ops DEVICE GID_INDEX: ibv_wr_flush (IBTA 1.5 FLUSH) through
  * libsroce, on one device whose RC QPs talk to its own address. Built
  * against rdma-core 56.1 and run under its libibverbs (Debian 12's 44 has
- * no wr_flush): see tests/vm/roce.sh, rc56.
+ * no wr_flush): see tests/vm/lib/roce.sh, rc56.
  *
  * A QP takes IBV_QP_EX_WITH_FLUSH here. After a WRITE: FLUSH of its
  * range, of the whole MR with length 0 and with a length past the MR

@@ -3,7 +3,7 @@
  * pmem_flush [-t ID=REASON]... DEVICE GID_INDEX DAX: FLUSH with placement
  * type PERSISTENT (IBTA 1.5, Annex A19) over persistent memory, a device
  * DAX mapping DAX (/dev/daxN.M) of the VM's emulated NVDIMM
- * (tests/vm/pmem.sh). Built against rdma-core 56.1 for ibv_wr_flush, as
+ * (tests/vm/suites/pmem.sh). Built against rdma-core 56.1 for ibv_wr_flush, as
  * flush_ops is; RC QPs of DEVICE talk to its own address.
  *
  * Checks: the device advertises FLUSH_PERSISTENT; an MR over the DAX

@@ -1,0 +1,140 @@
+#!/bin/bash
+# `make bench`, two VMs joined by a point-to-point link: TCP (iperf3),
+# rdma_rxe and sroce on the same link in the same boots, clean and with
+# tc netem loss on both links (0.1% and 1%). Arguments:
+#   bench-loss-guest.sh [ITERS [RUNS [TCP_SECONDS]]]   (300, 3, 5)
+# ITERS 64 KiB RDMA WRITEs per ib_write_bw run; RUNS rounds, each one
+# rxe, sroce and TCP at every loss level (rxe and sroce one after the
+# other: they cannot share UDP 4791). Host 1 serves, host 2 is the client
+# (it sends, as the write_bw client does) and prints
+#   BENCH <impl> <test> <value> <unit>   or   BENCH <impl> <test> n/a <why>
+# with impl rxe, sroce or tcp and test write_bw_64k_lossL or tcp_lossL,
+# or impl sroce-rxe (sroce sends to rdma_rxe) or rxe-sroce: interop on
+# the same link, one stack on each host.
+# A one-host run cannot measure this: rdma_rxe loops traffic to a local
+# address back inside itself, where netem never sees it.
+N=${1:-300}
+RUNS=${2:-3}
+SECS=${3:-5}
+LOSSES="0 0.1 1"
+port=21000
+
+# shellcheck source=tests/vm/lib/roce.sh
+. "${SROCE_TESTS:-$(dirname "$0")/..}/lib/roce.sh"
+
+for _ in $(seq 60); do ping -c 1 -W 1 "$SROCE_PEER_IP4" >/dev/null 2>&1 && break; done
+
+# Under netem on both links a virtio-net once stopped transmitting for
+# good (VM-NOTES). Both hosts check the link before every figure and stop
+# together with that diagnosis instead of waiting out one timeout per
+# figure. 15 tries: at 1% loss each way a healthy link never fails them.
+link_ok() {
+	local i
+	for i in $(seq 15); do
+		ping -c 1 -W 1 "$SROCE_PEER_IP4" >/dev/null 2>&1 && return 0
+	done
+	echo "BENCH-LINK dead before $1 (host $SROCE_HOST): no ping reply from $SROCE_PEER_IP4 in 15 tries"
+	ip -s link show eth0
+	tc -s qdisc show dev eth0
+	dmesg | tail -n 20
+	exit 3
+}
+
+# netem LOSS: the loss on this host's egress; checks tc's status, since a
+# missing sch_netem would quietly leave the link clean.
+netem() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	[ "$1" = 0 ] && return 0
+	tc qdisc add dev eth0 root netem loss "$1%" || {
+		echo "BENCH-LINK tc netem loss $1% failed"
+		exit 4
+	}
+}
+
+# report IMPL TEST UNIT OUT VALUE
+report() {
+	if [ -n "$5" ]; then
+		echo "BENCH $1 $2 $5 $3"
+	else
+		echo "BENCH $1 $2 n/a $(tail -n 1 <<< "$4" | tr -s ' ' | cut -c1-60)"
+	fi
+}
+
+# goodput IMPL DEV LOSS: one 64 KiB ib_write_bw run.
+goodput() {
+	local impl=$1 dev=$2 loss=$3 gid out v
+	gid=$(gid_index "$dev" "$SROCE_IP4")
+	link_ok "$impl loss $loss"
+	netem "$loss"
+	port=$((port + 1))
+	if [ "$SROCE_HOST" = 1 ]; then
+		timeout 240 ib_write_bw -d "$dev" -x "$gid" -F -s 65536 -n "$N" -p "$port" >/dev/null 2>&1
+		return
+	fi
+	for _ in $(seq 60); do
+		out=$(timeout 240 ib_write_bw -d "$dev" -x "$gid" -F -s 65536 -n "$N" \
+			-p "$port" "$SROCE_PEER_IP4" 2>&1) && break
+		sleep 1
+	done
+	v=$(awk '/^ *[0-9]+ +[0-9]+ / { v = $4 } END { print v }' <<< "$out")
+	report "$impl" "write_bw_64k_loss$loss" MB/s "$out" "$v"
+	# The counters so far, for reading a figure (not part of the table).
+	echo "# $impl loss $loss: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
+}
+
+# tcp LOSS: iperf3 from host 2 to host 1 for SECS seconds; the figure is
+# the receiver's goodput.
+tcp() {
+	local loss=$1 out v
+	link_ok "tcp loss $loss"
+	netem "$loss"
+	port=$((port + 1))
+	if [ "$SROCE_HOST" = 1 ]; then
+		timeout $((SECS + 60)) iperf3 -s -1 -p "$port" >/dev/null 2>&1
+		return
+	fi
+	for _ in $(seq 60); do
+		out=$(timeout $((SECS + 30)) iperf3 -c "$SROCE_PEER_IP4" -p "$port" -t "$SECS" \
+			-f M 2>&1) && break
+		sleep 1
+	done
+	v=$(awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "MBytes/sec") v = $(i - 1) }
+		END { print v }' <<< "$out")
+	report tcp "tcp_loss$loss" MB/s "$out" "$v"
+}
+
+for r in $(seq "$RUNS"); do
+	[ "$SROCE_HOST" = 2 ] && echo "# round $r of $RUNS, $N iterations, TCP ${SECS}s ($(date +%T))"
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev eth0
+	for l in $LOSSES; do goodput rxe rxe0 "$l"; done
+	rdma link delete rxe0
+	rmmod rdma_rxe
+
+	modprobe sroce
+	rdma link add sroce0 type sroce netdev eth0
+	# Both ends are sroce: selective repeat offered (sroce-cc.rst).
+	echo 2 > /sys/class/infiniband/sroce0/cc_sel_repeat
+	for l in $LOSSES; do goodput sroce sroce0 "$l"; done
+	rdma link delete sroce0
+	rmmod sroce
+
+	# Interop: host 2 (the sender) runs one stack, host 1 the other.
+	for pair in "sroce rxe" "rxe sroce"; do
+		if [ "$SROCE_HOST" = 2 ]; then mine=${pair% *}; else mine=${pair#* }; fi
+		if [ "$mine" = rxe ]; then
+			modprobe rdma_rxe
+			rdma link add rxe0 type rxe netdev eth0
+		else
+			modprobe sroce
+			rdma link add sroce0 type sroce netdev eth0
+		fi
+		for l in $LOSSES; do goodput "${pair% *}-${pair#* }" "${mine}0" "$l"; done
+		rdma link delete "${mine}0"
+		if [ "$mine" = rxe ]; then rmmod rdma_rxe; else rmmod sroce; fi
+	done
+
+	for l in $LOSSES; do tcp "$l"; done
+done
+tc qdisc del dev eth0 root 2>/dev/null
+exit 0
