@@ -79,19 +79,20 @@ $(BUILD)/prog/%: tests/vm/prog/%.c tests/vm/prog/tap.h tests/vm/prog/rawframe.h 
 		-Idrivers/infiniband/sw/sroce -o $@ $< $(PROTO_SRCS) -libverbs -lpthread \
 		$(if $(filter mc_send,$*),-lrdmacm)
 
-# Programs that post what Debian 12's libibverbs has no verb for (FLUSH):
-# built against rdma-core 56.1's headers and libibverbs (build-provider.sh
-# leaves it in $(RC56)), which they find in /usr/libexec/sroce/rc56.
+# Programs that post what Debian 12's libibverbs has no verb for (FLUSH,
+# tests/vm/prog/flush/, and rc_peer56, rc_peer with -F): built against
+# rdma-core 56.1's headers and libibverbs (build-provider.sh leaves it in
+# $(RC56)), which they find in /usr/libexec/sroce/rc56.
 RC56 := $(BUILD)/provider/rc56
-PROGS56 := $(BUILD)/prog56/flush_ops $(BUILD)/prog56/pmem_flush \
-	$(BUILD)/prog56/rc_peer56
+PROGS_FLUSH := $(BUILD)/prog-flush/flush_ops $(BUILD)/prog-flush/pmem_flush \
+	$(BUILD)/prog-flush/rc_peer56
 CC56 = gcc -O2 -g -Wall -Wextra -Werror -isystem $(BUILD)/rdma-core-build/include \
 	-Itests/vm/prog -Wl,-rpath,/usr/libexec/sroce/rc56
-progs: $(PROGS56)
-$(BUILD)/prog56/%: tests/vm/prog56/%.c tests/vm/prog/tap.h $(PROVIDER)
+progs: $(PROGS_FLUSH)
+$(BUILD)/prog-flush/%: tests/vm/prog/flush/%.c tests/vm/prog/tap.h $(PROVIDER)
 	@mkdir -p $(dir $@)
 	$(CC56) -o $@ $< $(RC56)/libibverbs.so.1
-$(BUILD)/prog56/rc_peer56: tests/vm/prog/rc_peer.c tests/vm/prog/tap.h $(PROVIDER)
+$(BUILD)/prog-flush/rc_peer56: tests/vm/prog/rc_peer.c tests/vm/prog/tap.h $(PROVIDER)
 	@mkdir -p $(dir $@)
 	$(CC56) -DRC_PEER_FLUSH -o $@ $< $(RC56)/libibverbs.so.1
 
@@ -117,7 +118,7 @@ install-tests: progs test-kmod
 		$(DESTDIR)/lib/modules/$(KREL)/extra/sroce_test_rc.ko
 	@mkdir -p $(DESTDIR)/usr/libexec/sroce
 	$(if $(PROGS),install -m 755 $(PROGS) $(DESTDIR)/usr/libexec/sroce/)
-	install -m 755 $(PROGS56) $(DESTDIR)/usr/libexec/sroce/
+	install -m 755 $(PROGS_FLUSH) $(DESTDIR)/usr/libexec/sroce/
 	install -D -m 755 -t $(DESTDIR)/usr/libexec/sroce/rc56 $(RC56)/*
 
 # The tree the VM harness lays over its base image.
@@ -161,7 +162,7 @@ profile: deps
 	$(TOP)/scripts/profile.sh
 
 clean:
-	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/prog56 $(BUILD)/unit \
+	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/prog-flush $(BUILD)/unit \
 		$(STAGE) $(BUILD)/results
 
 .PHONY: all help deps module test-kmod provider progs install install-tests stage \

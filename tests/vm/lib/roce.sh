@@ -27,9 +27,10 @@ gid_of_ip() {
 }
 
 # rc56_env: the environment under which a program built against rdma-core
-# 56.1 (tests/vm/prog56, which finds 56.1's libibverbs in its rc56
-# directory by its rpath) loads 56.1's rxe provider and libsroce, for
-# what Debian 12's libibverbs 44 has no verb for (ibv_wr_flush). Use:
+# 56.1 (tests/vm/prog/flush and rc_peer56, which find 56.1's libibverbs
+# in its rc56 directory by their rpath) loads 56.1's rxe provider and
+# libsroce, for what Debian 12's libibverbs 44 has no verb for
+# (ibv_wr_flush). Use:
 # env "$(rc56_env)" PROGRAM...
 rc56_env() {
 	local p
