@@ -106,17 +106,21 @@ failures() {
 	}' "$1"
 }
 
-# vm_suite FILE KVER STAGE [two]: one VM boot (two VMs joined by a link
-# for *.two.sh or with "two") runs the suite. vm_opts (more vm-run.sh
-# options) and vm_args (the suite's arguments) apply when set.
-vm_opts=() vm_args=()
+# vm_suite ENTRY KVER STAGE: one VM boot (two VMs joined by a link for a
+# suite in TEST_PROGS_TWO_VM) runs the suite. ENTRY is a suite's entry in
+# tests/vm/suites/Makefile, FILE or FILE:ARG[:ARG...]. vm_opts (more
+# vm-run.sh options) apply when set.
+vm_opts=()
 vm_suite() {
-	local t=$1 kver=$2 stage=$3 name opts=()
+	local kver=$2 stage=$3 t name words vm_args opts=()
+	IFS=: read -ra words <<<"$1"
+	t=tests/vm/suites/${words[0]}
+	vm_args=("${words[@]:1}")
 	name=$(basename "$t" .sh)-$kver
-	case $t in *.two.sh) opts+=(--two) ;; esac
-	if [ "${4:-}" = two ]; then
+	if [[ " ${two_vm[*]} " == *" ${words[0]} "* ]]; then
 		opts+=(--two)
-		name=$name-two
+		# A suite that also runs on one VM says which it was.
+		case $t in *.two.sh) ;; *) name=$name-two ;; esac
 	fi
 	if [ $list = 1 ]; then
 		echo "$name:" ${SROCE_VM_SLUB_DEBUG+"SROCE_VM_SLUB_DEBUG='$SROCE_VM_SLUB_DEBUG'"} \
@@ -216,43 +220,58 @@ if [ $list = 0 ]; then
 	grep -qE '^(not )?ok' "$res/fuzz.tap" || echo "not ok - fuzz smoke did not run" >> "$res/fuzz.tap"
 fi
 
-# The VM suites, in the order they run (tests/vm/suites/NAME.sh, on
-# 6.1). A suite in tests/vm/suites that is not listed here is a failure:
-# a new suite must be listed to run. The other folders hold what is not
-# a suite: lib (sourced), bench and stress (run by hand or make bench).
-suites=(
-	cq cq-resize mr memcg lifecycle rx storm verbs-fuzz demo rc-sroce cm-sroce srq rc-rxe kverbs-sroce
-	kverbs-rxe ring-scribble doorbell-stress two-devices cc loss dumbbell netns-move netns-cm
-	nvmeof rds nfs-rdma iser
-	rc-sroce.two interop-rxe.two rc-sroce-netem.two interop-rxe-netem.two nvmeof.two
-)
-# Suites that run on 6.12 only: rdma_rxe 6.1 or its core lacks what they
-# test.
-suites612=(interop-rxe-612.two pmem)
-unlisted=()
-for t in tests/vm/suites/* tests/vm/*; do
-	[ -d "$t" ] && continue
-	b=$(basename "$t")
-	[[ $t == tests/vm/suites/* && " harness-selftest.sh ${suites[*]/%/.sh} ${suites612[*]/%/.sh} " == *" $b "* ]] ||
-		unlisted+=("${t#tests/vm/}")
-done
-if [ ${#unlisted[@]} = 0 ]; then
-	echo "ok - every suite in tests/vm/suites is listed" >> "$host"
+# The VM suites are declared where they live, kselftest-style: the
+# Makefile in tests/vm/suites lists which run here, in which order, on
+# which kernel, across two VMs; the one in tests/vm/stress those run
+# only by hand. decl ARRAY DIR VAR: VAR of tests/vm/DIR/Makefile.
+decl() {
+	local out
+	out=$(make -s --no-print-directory -C "tests/vm/$2" "print-$3") || return 1
+	read -ra "$1" <<<"$out"
+}
+if decl suites suites TEST_PROGS && decl two_vm suites TEST_PROGS_TWO_VM &&
+	decl suites612 suites TEST_PROGS_612 && decl only612 suites TEST_PROGS_612_ONLY &&
+	decl debug suites TEST_PROGS_DEBUG && decl extended suites TEST_PROGS_EXTENDED &&
+	decl stress stress TEST_PROGS_EXTENDED; then
+	echo "ok - the VM suites' declarations read (tests/vm/{suites,stress}/Makefile)" >> "$host"
 else
-	echo "not ok - tests/vm has suites not listed in check.sh or loose files: ${unlisted[*]}" |
+	echo "not ok - the VM suites' declarations do not read (tests/vm/{suites,stress}/Makefile)" |
 		tee -a "$host"
+	suites=() two_vm=() suites612=() only612=() debug=() extended=() stress=()
+fi
+# Each file in suites/ and stress/ is declared there, each entry is a
+# file, and the other folders hold what is not a suite: lib (sourced),
+# bench (make bench, make profile), prog (C programs).
+stray=()
+declared=" ${suites[*]%%:*} ${only612[*]%%:*} ${extended[*]%%:*} "
+for t in tests/vm/suites/* tests/vm/stress/* tests/vm/*; do
+	[ -d "$t" ] || [ "${t##*/}" = Makefile ] && continue
+	case $t in
+	tests/vm/suites/*) [[ $declared == *" ${t##*/} "* ]] && continue ;;
+	tests/vm/stress/*) [[ " ${stress[*]} " == *" ${t##*/} "* ]] && continue ;;
+	esac
+	stray+=("${t#tests/vm/}")
+done
+for e in "${suites[@]}" "${two_vm[@]}" "${suites612[@]}" "${only612[@]}" "${debug[@]}" \
+	${extended[@]+"${extended[@]}"}; do
+	[ -f "tests/vm/suites/${e%%:*}" ] || stray+=("suites/${e%%:*} (declared, no such file)")
+done
+for e in ${stress[@]+"${stress[@]}"}; do
+	[ -f "tests/vm/stress/$e" ] || stray+=("stress/$e (declared, no such file)")
+done
+if [ ${#stray[@]} = 0 ]; then
+	echo "ok - every suite in tests/vm is declared, every declared suite exists" >> "$host"
+else
+	echo "not ok - tests/vm: undeclared suites or loose files: ${stray[*]}" | tee -a "$host"
 fi
 
-# The harness itself, with rdma_rxe, across two VMs; every suite on 6.1;
-# on 6.12 too the lifecycle, the RDMA CM (the core's MAD, CM and AH code
-# changed since 6.1), the namespace and the NVMe over Fabrics suites, and
-# rx (FLUSH can be granted only from 6.2 on); and the 6.12-only suites.
-vm_suite tests/vm/suites/harness-selftest.sh "$k61" "$top/build/stage" two
-for s in "${suites[@]}"; do
-	vm_suite "tests/vm/suites/$s.sh" "$k61" "$top/build/stage"
+# Every suite on 6.1; then on 6.12 those that run there too and those
+# that run there only.
+for e in ${suites[@]+"${suites[@]}"}; do
+	vm_suite "$e" "$k61" "$top/build/stage"
 done
-for s in lifecycle cm-sroce netns-cm nvmeof rx "${suites612[@]}"; do
-	vm_suite "tests/vm/suites/$s.sh" "$k612" "$top/build/stage-$k612"
+for e in ${suites612[@]+"${suites612[@]}"} ${only612[@]+"${only612[@]}"}; do
+	vm_suite "$e" "$k612" "$top/build/stage-$k612"
 done
 
 # The debug pass (DEBUG_KERNEL=1; CI runs it): the core suites on a kernel
@@ -276,15 +295,10 @@ if [ "${DEBUG_KERNEL:-0}" = 1 ]; then
 		# slow the runs further.
 		export SROCE_VM_SLUB_DEBUG=''
 		vm_opts=(--timeout 1500)
-		# SUITE [ARGS]: the storm smaller (a million frames ran above),
-		# the random verbs for 10 minutes.
-		for s in lifecycle rc-sroce kverbs-sroce cm-sroce srq rx "storm 100000" nvmeof \
-			"verbs-fuzz 600"; do
-			read -ra words <<<"$s"
-			vm_args=("${words[@]:1}")
-			vm_suite "tests/vm/suites/${words[0]}.sh" "$kdbg" "$top/build/stage-debug"
+		for e in ${debug[@]+"${debug[@]}"}; do
+			vm_suite "$e" "$kdbg" "$top/build/stage-debug"
 		done
-		vm_opts=() vm_args=()
+		vm_opts=()
 		unset SROCE_VM_SLUB_DEBUG
 	fi
 	[ $list = 1 ] || echo "debug pass: $(( $(date +%s) - dstart )) s wall"
