@@ -9,10 +9,10 @@
 # vm-vmlinux.sh boots its bzImage). Prints KREL.
 # The build lives in SROCE_DEBUG_KCACHE (default /var/cache/sroce/
 # debug-kernel), outside the tree, so every clone on the machine finds it;
-# KREL names a hash of the source version, the config fragment and the
-# recipe below (bump it when the build changes), so a change to either
-# builds a new kernel rather than reusing a stale one. --print prints
-# KREL without building.
+# KREL names a hash of the source version, the config fragment's options
+# (not its comments) and the recipe below (bump it when the build
+# changes), so a change to either builds a new kernel rather than reusing
+# a stale one. --print prints KREL without building.
 set -euo pipefail
 
 die() { echo "debug-kernel: $*" >&2; exit 1; }
@@ -22,7 +22,10 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 [ -r "$tarball" ] || die "no $tarball (run make deps)"
 srcver=$(dpkg-query -W -f '${Version}' linux-source-6.1)
 recipe=2
-hash=$({ echo "$srcver $recipe"; cat "$frag"; } | sha256sum | cut -c1-8)
+# The fragment's options, not its comments: a comment edit builds nothing.
+opts=$(sed -e '/^# CONFIG_[A-Za-z0-9_]* is not set$/b' -e '/^[[:space:]]*#/d' \
+	-e '/^[[:space:]]*$/d' "$frag")
+hash=$(printf '%s %s\n%s\n' "$srcver" "$recipe" "$opts" | sha256sum | cut -c1-8)
 cache=${SROCE_DEBUG_KCACHE:-/var/cache/sroce/debug-kernel}
 src=$cache/src-$srcver
 obj=$cache/obj-$hash
