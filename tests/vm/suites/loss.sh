@@ -208,6 +208,7 @@ ip netns exec b timeout 200 $P/rc_peer -d sroce1 -g "$g1" -p $port -s 65536 -n 1
 spid=$!
 # The client tries once: under load the server may take a while to start.
 b_listens $port
+rtt0=$(port_stat sroce0 rtt_samples)
 ip netns exec a timeout 200 $P/rc_peer -d sroce0 -g "$g0" -p $port -s 65536 -n 10 \
 	10.9.2.2 >/tmp/cli.log 2>&1 &
 cpid=$!
@@ -229,6 +230,9 @@ wait $spid
 ok "$(($? == 0))" "... (server)" || diag "$(tail -3 /tmp/srv.log)"
 ok "$([ "${srtt:-0}" -ge 4000 ] && echo 1 || echo 0)" \
 	"the requester measured a round trip of at least the 4 ms of delay (srtt_us ${srtt:-none})"
+# Its ACKs came before its completions, so the client's end is the event.
+rtt=$(($(port_stat sroce0 rtt_samples) - rtt0))
+ok "$((rtt > 0))" "the requester's round trips are counted (rtt_samples +$rtt)"
 ok "${psr:-0}" "the requester learnt from the ACKs that its peer does selective repeat (peer_sr)"
 
 netem delay 0ms

@@ -182,6 +182,7 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 		sroce_rtt_sample(&qp->comp.rtt,
 				 div_u64(ktime_get_ns() - qp->comp.rtt_t0,
 					 NSEC_PER_USEC));
+		sroce_count(qp->sdev, SROCE_CNT_RTT_SAMPLES, 1);
 	}
 	qp->comp.rto_shift = 0;
 	qp->comp.probe = false;

@@ -38,6 +38,7 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_nak_rcvd" },
 	[SROCE_CNT_ACK_TIMEOUT] = { .name = "ack_timeout" },
 	[SROCE_CNT_EARLY_REXMIT] = { .name = "early_rexmit" },
+	[SROCE_CNT_RTT_SAMPLES] = { .name = "rtt_samples" },
 	[SROCE_CNT_RETRANSMIT] = { .name = "retransmit" },
 	[SROCE_CNT_SEL_REXMIT] = { .name = "sel_rexmit" },
 	[SROCE_CNT_OOO_KEPT] = { .name = "ooo_kept" },

@@ -43,6 +43,7 @@ enum sroce_counter {
 	SROCE_CNT_RNR_NAK_RCVD,
 	SROCE_CNT_ACK_TIMEOUT,		/* local ACK timeouts */
 	SROCE_CNT_EARLY_REXMIT,		/* resends after an RTO (rtt.h) */
+	SROCE_CNT_RTT_SAMPLES,		/* round trips the requester timed */
 	SROCE_CNT_RETRANSMIT,		/* go-back-N restarts */
 	SROCE_CNT_SEL_REXMIT,		/* single PSNs resent for a selective NAK */
 	SROCE_CNT_OOO_KEPT,		/* requests kept past a gap (sroce_ooo.c) */
