@@ -163,11 +163,11 @@ run_ok "$n_by frames go in while the bystanders run" sh -c "$storm vb $mac 10.99
 touch /tmp/storm2.done
 wait $by_rping
 is "$?" 0 "rping -V: every round (50 verified round trips each) through the storm succeeded" ||
-	diag "$(tail -3 /tmp/rping_c.log /tmp/rping_s.log)"
+	diag "client: $(tail -n 5 /tmp/rping_c.log)" "server: $(tail -n 5 /tmp/rping_s.log)"
 ok "$(( $(cat /tmp/rping.rounds 2>/dev/null || echo 0) >= 1 ))" "... $(cat /tmp/rping.rounds 2>/dev/null || echo 0) rounds"
 wait $by_pp
 is "$?" 0 "ibv_rc_pingpong --chk: every round (200 verified exchanges each) through the storm succeeded" ||
-	diag "$(tail -3 /tmp/pp_c.log /tmp/pp_s.log)"
+	diag "client: $(tail -n 5 /tmp/pp_c.log)" "server: $(tail -n 5 /tmp/pp_s.log)"
 ok "$(( $(cat /tmp/pp.rounds 2>/dev/null || echo 0) >= 1 ))" "... $(cat /tmp/pp.rounds 2>/dev/null || echo 0) rounds"
 
 # --- churn -----------------------------------------------------------
