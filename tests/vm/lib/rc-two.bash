@@ -186,10 +186,9 @@ rc_two_cc() {
 # retried by the CM): a UD ping-pong would wait for ever for a lost
 # datagram, ibv_srq_pingpong and rdma_server/rdma_client, like
 # ibv_rc_pingpong, have no closing handshake (see rc_two_main), rping's
-# server waits for a DREQ nothing resends (below), and perftest -R
-# races (below).
+# server waits for a DREQ nothing resends (below).
 rc_two_cm() {
-	local dev=$1 gid4=$2 lossy=${3:-} t
+	local dev=$1 gid4=$2 lossy=${3:-}
 	ok "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'" \
 		"QP1 is up ($rc_two_me)"
 	cm_two_both "ucmatose 2 connections" "ucmatose -b @ME@ -p @PORT@ -c 2 -C 20" \
@@ -216,22 +215,16 @@ rc_two_cm() {
 		"rdma_client -s @PEER@ -p @PORT@"
 	# Multicast: datagrams, so on a clean link only.
 	mc_two_both 239.1.2.4
-	# perftest -R races under loss: the server listens for its data
-	# connection only once its handshake SEND has completed, the client
-	# connects once it has received it; when the ACK is lost the client's
-	# REQ finds no listener, is rejected, and perftest gives up (and
-	# crashes in librdmacm). Seen on rdma_rxe as the client too.
-	for t in "ib_send_bw -s 65536" "ib_write_bw -s 65536" "ib_send_lat -s 2"; do
-		cm_two_both "${t% -s*} -R" "$t -d $dev -R -F -n 50 -p @PORT@" \
-			"$t -d $dev -R -F -n 50 -p @PORT@ @PEER@"
-	done
+	# perftest -R is not run across the link: Debian's perftest races
+	# with itself (cm_pair in roce.sh), under loss and under load alike
+	# (a SIDR REQ answered "no listener" on a clean link under SHAKE=1),
+	# and running a pair again would need both hosts to agree on it.
+	# cm-sroce.sh runs it on one host, where a rerun is simple.
 	rc_two_both "ibv_ud_pingpong -c" ibv_ud_pingpong -d "$dev" -g "$gid4" -s 1024 -n 100 -c
 	rc_two_both "ibv_srq_pingpong -q 4 -c" ibv_srq_pingpong -d "$dev" -g "$gid4" -q 4 -n 50 -c
 	# udaddy takes no port: it listens on 7174.
 	cm_two_both "udaddy 2 connections" "udaddy -b @ME@ -c 2 -C 20" \
 		"udaddy -s @PEER@ -c 2 -C 20" 7174
-	cm_two_both "ib_send_bw -c UD -R" "ib_send_bw -d $dev -c UD -R -F -n 100 -p @PORT@" \
-		"ib_send_bw -d $dev -c UD -R -F -n 100 -p @PORT@ @PEER@"
 }
 
 # The message sizes and path MTUs rc_two_data runs; a suite may set fewer.
