@@ -238,8 +238,20 @@ function layer_check(    bad, f, i, j, a, b, x) {
 		}
 	return bad
 }
+# Each file that calls another, and the files it calls.
+function print_graph(    i, j, a, s) {
+	for (i = 1; i <= n; i++) {
+		a = names[i]
+		s = ""
+		for (j = 1; j <= n; j++)
+			if ((a, names[j]) in fileedge)
+				s = s " " names[j]
+		if (s != "")
+			printf "  %s ->%s\n", a, s
+	}
+}
 # The generated section of Documentation/sroce-callgraph.rst.
-function print_doc(    r, i, j, a, s, m, w) {
+function print_doc(    r, i, a, s, m, w) {
 	print "Layers, top to bottom (``scripts/layers.txt``; a file calls only"
 	print "files of a tier below its own):"
 	print ""
@@ -260,15 +272,7 @@ function print_doc(    r, i, j, a, s, m, w) {
 	print ""
 	print "Direct calls between files (``scripts/callgraph.sh``)::"
 	print ""
-	for (i = 1; i <= n; i++) {
-		a = names[i]
-		s = ""
-		for (j = 1; j <= n; j++)
-			if ((a, names[j]) in fileedge)
-				s = s " " names[j]
-		if (s != "")
-			printf "  %s ->%s\n", a, s
-	}
+	print_graph()
 }
 END {
 	for (i = 1; i <= ncall; i++) {
@@ -311,15 +315,7 @@ END {
 	}
 	bad = layer_check()
 	print "file graph (direct calls):"
-	for (i = 1; i <= n; i++) {
-		a = names[i]
-		s = ""
-		for (j = 1; j <= n; j++)
-			if ((a, names[j]) in fileedge)
-				s = s " " names[j]
-		if (s != "")
-			printf "  %s ->%s\n", a, s
-	}
+	print_graph()
 	if (show_edges) {
 		print "calls between files:"
 		for (i = 1; i <= n; i++)
