@@ -226,18 +226,14 @@ watch_boot() {
 	done
 }
 
-# monitor N CMD...: QEMU N's monitor answers CMD... (one per line), the
-# monitor's echo and escape sequences removed.
+# monitor N CMD...: QEMU N's monitor answers CMD... (one per line, in one
+# session; vm-monitor.pl waits for each answer). Nothing when the monitor
+# is gone (the VM has ended); its complaint when it does not answer.
 monitor() {
 	local n=$1 port
 	shift
 	port=$(cat "$run/h$n.monport" 2>/dev/null) || return 0
-	{
-		exec 5<>"/dev/tcp/127.0.0.1/$port" || return 0
-		printf '%s\n' "$@" >&5
-		timeout 1 cat <&5
-		exec 5>&-
-	} 2>/dev/null | tr -d '\r' | grep -av -e $'\x1b' -e '^(qemu) *$'
+	perl "$top/scripts/vm-monitor.pl" "$port" "$@" 2>&1 || true
 }
 
 # ring_dump N Q: virtqueue Q of VM N's NIC (0 receive, 1 transmit) as QEMU
@@ -289,34 +285,41 @@ ring_dump() {
 }
 
 # nic_dump N: what QEMU N's monitor says of its NIC and both of its virtio
-# queues, twice two seconds apart (indices that move are a slow link, not
-# a dead one): whether the device or the guest driver holds a wedged link.
-# To stderr, marked "[hN qemu]".
+# queues. To stderr, marked "[hN qemu]".
 nic_dump() {
-	local n=$1 dev=/machine/peripheral/nic0/virtio-backend i
+	local n=$1 dev=/machine/peripheral/nic0/virtio-backend
 	{
 		monitor "$n" "info network" "info virtio-status $dev" |
-			grep -v '^QEMU .*monitor' | sed "s/^/[h$n qemu] /"
-		for i in 1 2; do
-			[ "$i" = 1 ] || { sleep 2; echo "[h$n qemu] two seconds later:"; }
-			ring_dump "$n" 0
-			ring_dump "$n" 1
-		done
+			sed "s/^/[h$n qemu] /"
+		ring_dump "$n" 0
+		ring_dump "$n" 1
 	} >&2
 }
 
 # watch_link: in a two-VM run, the first time a guest reports a dead link
 # (link_alive in tests/vm/lib/roce.sh) or its kernel a stuck transmit queue,
-# both QEMUs describe their NICs.
+# both QEMUs describe their NICs. Both VMs are paused for each look (a
+# guest whose suite gives up on the link powers off within seconds, and
+# a paused ring is one consistent picture), looked at twice with two
+# seconds of running between (indices that moved are a slow link, not a
+# dead one), then left to run on.
 watch_link() {
+	local i
 	while [ ! -f "$run/h1.rc" ] || [ ! -f "$run/h2.rc" ]; do
 		if grep -qaE 'SROCE-LINK-DEAD|NETDEV WATCHDOG' "$(hostlog 1)" "$(hostlog 2)" 2>/dev/null; then
 			echo "vm-run: a guest reports a dead link; QEMU's view of both NICs follows" >&2
-			nic_dump 1
-			nic_dump 2
+			for i in 1 2; do
+				[ "$i" = 1 ] || { sleep 2; echo "vm-run: two seconds later:" >&2; }
+				monitor 1 stop >/dev/null
+				monitor 2 stop >/dev/null
+				nic_dump 1
+				nic_dump 2
+				monitor 1 cont >/dev/null
+				monitor 2 cont >/dev/null
+			done
 			return 0
 		fi
-		sleep 2
+		sleep 1
 	done
 }
 
