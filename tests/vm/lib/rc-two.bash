@@ -74,7 +74,10 @@ cm_two_both() {
 			bail_out "the link to $SROCE_PEER_IP4 is dead before \"$desc\""
 		if [ "$SROCE_HOST" = "$server" ]; then
 			cmd=${srv//@PORT@/$port}
-			timeout 150 bash -c "${cmd//@ME@/$SROCE_IP4}" >/tmp/cm_two_srv.log 2>&1 &
+			# The same deadline as the client's, which starts a
+			# little later: a stalled pair is described server side
+			# first, while the client still holds its end.
+			stall_dump 120 bash -c "${cmd//@ME@/$SROCE_IP4}" >/tmp/cm_two_srv.log 2>&1 &
 			spid=$!
 			if wait_listen "$lport" 30; then
 				tell_peer "$ready" 150 ||
@@ -85,13 +88,13 @@ cm_two_both() {
 			wait $spid
 			st=$?
 			ok "$((st == 0))" "$desc (server, $rc_two_me)" ||
-				diag "$(tail -n 20 /tmp/cm_two_srv.log)"
+				diag "$(tail -n 40 /tmp/cm_two_srv.log)"
 		else
 			peer_ready "$SROCE_PEER_IP4" "$ready" 150 ||
 				diag "$desc: the server's host never said it listens"
 			cmd=${cli//@PORT@/$port}
 			run_ok "$desc (client, $rc_two_me)" \
-				timeout 120 bash -c "${cmd//@PEER@/$SROCE_PEER_IP4}"
+				stall_dump 120 bash -c "${cmd//@PEER@/$SROCE_PEER_IP4}"
 		fi
 	done
 }

@@ -124,6 +124,39 @@ link_alive() {
 	return 1
 }
 
+# stall_dump SECS CMD...: CMD with a deadline, like timeout(1), but a
+# CMD still running at the deadline is described before it is stopped:
+# the RDMA resources and, for sroce, each QP's state as its debugfs file
+# shows it (the PSNs, what is outstanding, what is held), so a stalled
+# exchange tells which side waits for what. Exit status 124 then.
+stall_dump() {
+	local secs=$1 pid i f
+	shift
+	"$@" &
+	pid=$!
+	for i in $(seq "$secs"); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	if ! kill -0 "$pid" 2>/dev/null; then
+		wait "$pid"
+		return
+	fi
+	echo "stall_dump: still running after $secs s: $*"
+	rdma res show qp 2>&1
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	for f in /sys/kernel/debug/sroce/*/qp*; do
+		[ -e "$f" ] || continue
+		echo "== $f"
+		paste -sd' ' "$f"
+	done
+	kill "$pid" 2>/dev/null
+	sleep 1
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+	return 124
+}
+
 # connect_retry CMD...: run a client until its server listens; any other
 # failure ends it at once, with its output.
 connect_retry() {
