@@ -152,7 +152,7 @@ rxe_sroce_table() {
 	echo "(slab debugging: ${SROCE_VM_SLUB_DEBUG:-off}; sroce: its same-host path, no ICRC)"
 	rxe_sroce_table one
 	echo
-	echo "Two VMs (-smp 1 each), one UDP point-to-point link, netem loss on both links:"
+	echo "Two VMs (one vCPU each, -smp 1,maxcpus=2), one UDP point-to-point link, netem loss on both links:"
 	echo "median of $runs runs; TCP = iperf3 ${secs}s, rxe/sroce = ib_write_bw 64 KiB x $liters;"
 	echo "kept = goodput at that loss / clean goodput"
 	awk '

@@ -183,7 +183,18 @@ boot() {
 		wrap=(perl "$top/scripts/vm-link.pl" "$2" "$3" "$link_rcvbuf")
 		shift 3
 	fi
-	if [ $two = 1 ]; then smp=1 prefix="[h$n] "; else smp=2 prefix=; fi
+	# Two VMs share the host's cores, one vCPU each, but never "-smp 1"
+	# alone: QEMU's TCG (7.2) translates a guest with one possible CPU
+	# without its memory barriers (CF_PARALLEL is set only for
+	# maxcpus > 1: no other vCPU could tell), while the NIC is emulated
+	# in QEMU's main thread on another host core at the same time. The
+	# guest's virtio_mb() between publishing a transmit frame and reading
+	# QEMU's avail_event then orders nothing, the guest reads a stale
+	# event index, skips the kick QEMU waits for, and the link stands
+	# still (NETDEV WATCHDOG; the ring had frames QEMU never looked at,
+	# and a pause and resume, which makes QEMU look, freed it). A second
+	# possible CPU that never comes online makes TCG keep the barriers.
+	if [ $two = 1 ]; then smp=1,maxcpus=2 prefix="[h$n] "; else smp=2 prefix=; fi
 	(
 		set +e
 		timeout -k 5 "$timeout" ${wrap[@]+"${wrap[@]}"} "${qemu_common[@]}" -smp "$smp" -pidfile "$run/h$n.pid" "$@" \
