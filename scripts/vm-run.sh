@@ -188,7 +188,7 @@ boot() {
 	# without its memory barriers (CF_PARALLEL is set only for
 	# maxcpus > 1: no other vCPU could tell), while the NIC is emulated
 	# in QEMU's main thread on another host core at the same time. The
-	# guest's virtio_mb() between publishing a transmit frame and reading
+	# guest's virtio barrier between publishing a transmit frame and reading
 	# QEMU's avail_event then orders nothing, the guest reads a stale
 	# event index, skips the kick QEMU waits for, and the link stands
 	# still (NETDEV WATCHDOG; the ring had frames QEMU never looked at,
