@@ -32,7 +32,9 @@
  * off: its WRITEs carry SR; an SR NAK for a PSN inside one gets that PSN
  * alone again, with AckReq, and completes nothing; one for a PSN not
  * outstanding gets nothing; a NAK without SR goes back N from its PSN and
- * completes what is before it. 256 PSNs are outstanding at the most, 1024
+ * completes what is before it; a resend stopped inside a WRITE that an ACK
+ * then completes goes on with the next WRITE whole. 256 PSNs are
+ * outstanding at the most, 1024
  * after an ACK with SR, 256 again after one without. Early resends on: an
  * RTO after the last request, the oldest PSN not answered alone, with
  * AckReq; an ACK for just it, and the rest follows; an ACK past it, and
@@ -425,21 +427,19 @@ static int post_write(struct ibv_qp *qp, uint64_t id, size_t off,
 static struct wire_got rq;
 
 /*
- * sroce's next request is a WRITE @opcode at @psn, with SR (@sr) or
- * without, AckReq @ackreq (-1: either), carrying src + @off for one path
- * MTU (at most to @end); a FIRST or ONLY with the RETH of a WRITE of
- * src + @off to @end: NULL, or why not.
+ * The request read last (rq) is a WRITE @opcode at @psn, with SR (@sr)
+ * or without, AckReq @ackreq (-1: either), carrying src + @off for one
+ * path MTU (at most to @end); a FIRST or ONLY with the RETH of a WRITE
+ * of src + @off to @end: NULL, or why not.
  */
-static const char *req_is(int opcode, unsigned int psn, bool sr, int ackreq,
-			  size_t off, size_t end)
+static const char *req_was(int opcode, unsigned int psn, bool sr, int ackreq,
+			   size_t off, size_t end)
 {
 	static char why[200];
 	unsigned int len = end - off < MTU ? end - off : MTU;
 	const struct sroce_fields *f = &rq.pkt.f;
 	int same;
 
-	if (!wire_recv(&rq, 10000))
-		return "nothing came";
 	same = rq.pkt.pay_len == len &&
 	       !memcmp(rq.pkt.bth + rq.pkt.pay_off, src + off, len);
 	if (f->opcode != opcode || f->psn != psn || f->sr != sr ||
@@ -457,6 +457,15 @@ static const char *req_is(int opcode, unsigned int psn, bool sr, int ackreq,
 		return why;
 	}
 	return NULL;
+}
+
+/* sroce's next request is as req_was() wants it: NULL, or why not. */
+static const char *req_is(int opcode, unsigned int psn, bool sr, int ackreq,
+			  size_t off, size_t end)
+{
+	if (!wire_recv(&rq, 10000))
+		return "nothing came";
+	return req_was(opcode, psn, sr, ackreq, off, end);
 }
 
 /* The peer's ACK or NAK (@syn) for @psn, with SR (@sr) or without. */
@@ -567,6 +576,73 @@ static void asking(void)
 	check(!answer(qp, sq + 3, ACK_OK, false) && wcs_ok(4, 1),
 	      "an ACK for the LAST completes it");
 	ibv_destroy_qp(qp);
+}
+
+/*
+ * A go-back-N NAK inside a WRITE, and an ACK for all of that WRITE right
+ * behind it: the resend goes on with the next WRITE from its first byte
+ * and PSN. The requester is paced at 1 Mb/s (cc_pace_line), so the ACK
+ * comes while the NAK's resend is still in the finished WRITE: sroce
+ * once carried the offset reached there over to the next WRITE (a junk
+ * MIDDLE at a PSN past it, or its WR failing), seen as an rstream pair
+ * that waited for ever under loss, reordering and duplication. Which of
+ * the finished WRITE's packets go out again before the ACK is taken is
+ * timing: any in order, then the next WRITE whole.
+ */
+static void rewound_done(void)
+{
+	unsigned int sq = 0x301;
+	struct ibv_qp *qp;
+	int line, pace, again = 0;
+	const char *err;
+
+	line = knob("line_rate_mbps", 1);
+	pace = knob("pace_line", 1);
+	if (!check(line > 0 && pace >= 0, "paced at 1 Mb/s (line rate was %d)",
+		   line))
+		goto out;
+	qp = qp_new(0x100, sq);
+	if (!check(qp != NULL, "rewound: a QP, its requests from %#x", sq))
+		goto out;
+	if (post_write(qp, 31, 1024, 3072) || post_write(qp, 32, 0, 512))
+		err = "posting failed";
+	else
+		err = req_is(OP(WRITE_FIRST), sq, true, 0, 1024, 4096);
+	if (!err)
+		err = req_is(OP(WRITE_MIDDLE), sq + 1, true, 0, 2048, 4096);
+	if (!err)
+		err = req_is(OP(WRITE_LAST), sq + 2, true, 1, 3072, 4096);
+	if (!err)
+		err = req_is(OP(WRITE_ONLY), sq + 3, true, 1, 0, 512);
+	CHECK_ERR(err, "rewound: a WRITE of 3 packets and one of 1, as posted");
+	if (answer(qp, sq + 1, NAK_SEQ, false) ||
+	    answer(qp, sq + 2, ACK_OK, false)) {
+		err = "send failed";
+	} else {
+		err = req_is(OP(WRITE_MIDDLE), sq + 1, true, -1, 2048, 4096);
+		if (!err) {
+			again++;
+			err = req_is(OP(WRITE_LAST), sq + 2, true, -1, 3072,
+				     4096);
+		}
+		if (!err) {
+			again++;
+			err = req_is(OP(WRITE_ONLY), sq + 3, true, -1, 0, 512);
+		} else if (strcmp(err, "nothing came")) {
+			err = req_was(OP(WRITE_ONLY), sq + 3, true, -1, 0, 512);
+		}
+	}
+	printf("# %d packet(s) of the first WRITE went again before the ACK\n",
+	       again);
+	CHECK_ERR(err, "rewound: a NAK for the MIDDLE, an ACK for the LAST: the second WRITE goes again whole, at its own PSN");
+	check(wcs_ok(31, 1), "rewound: the ACK completes the first WRITE");
+	check(!answer(qp, sq + 3, ACK_OK, false) && wcs_ok(32, 1) && quiet(),
+	      "rewound: an ACK completes the second, nothing else is sent");
+	ibv_destroy_qp(qp);
+out:
+	check(knob("pace_line", pace < 0 ? 0 : pace) >= 0 &&
+	      knob("line_rate_mbps", line < 0 ? 100000 : line) >= 0,
+	      "pacing back to what it was");
 }
 
 /*
@@ -1219,6 +1295,7 @@ int main(int argc, char **argv)
 	asking_stranger();
 	check(knob("sel_repeat", 2) == 1, "cc_sel_repeat set to 2: SR offered to every peer");
 	asking();
+	rewound_done();
 	window();
 	probing();
 	check(knob("sel_repeat", 1) == 2, "cc_sel_repeat back to 1");

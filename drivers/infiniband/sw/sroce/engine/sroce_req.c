@@ -613,6 +613,13 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			/* A bad WQE ends the QP when it retires, in order. */
 			qp->req.failed |= s->status != IB_WC_SUCCESS;
 			qp->req.cur++;
+			/*
+			 * A resend may have stopped inside it (budget, window,
+			 * pacing) before an ACK completed it: the offset it
+			 * reached is not the next WQE's, which a rewind left
+			 * SENDING from its first byte.
+			 */
+			qp->req.off = 0;
 			continue;
 		}
 		if (s->state == SROCE_SWQE_NEW) {
