@@ -21,7 +21,8 @@
  * turn, its PSNs not NAKed as missing, and the rest of it kept too does
  * not count as a hole still open; 200 kept are all done when the hole
  * fills, 32 NAKs at the most for a hole; a kept WRITE that fails is NAKed
- * in its turn and ends it; what was kept is gone after a reset, and freed
+ * in its turn and ends it; a MIDDLE that leaves nothing for the LAST is an
+ * invalid request; what was kept is gone after a reset, and freed
  * with the QP (the sk_buffs come back), and what waits past a hole that
  * sees no progress for 10 s goes by itself (ooo_expired). Without SR on
  * the requests, and with SR but cc_sel_repeat 0: one NAK without SR for P
@@ -1083,6 +1084,43 @@ static void kept_fails(void)
 	ibv_destroy_qp(qp);
 }
 
+/*
+ * A WRITE whose MIDDLE leaves nothing for a LAST (the RETH says two path
+ * MTUs, FIRST and MIDDLE carry one each): an Invalid Request NAK for the
+ * MIDDLE and the QP in ERR, the IBTA's answer to a message longer than
+ * its RETH, not a message left open that no LAST can end (a WRITE with
+ * immediate whose receive completion would never come).
+ */
+static void write_overrun(void)
+{
+	unsigned int p = 0x700;
+	struct ibv_qp *qp = qp_new(p, 0x100);
+	unsigned char pay[MTU];
+	struct sroce_fields f = {
+		.opcode = OP(WRITE_FIRST), .psn = p,
+		.reth = { .va = (uintptr_t)mem, .rkey = mr->rkey,
+			  .len = 2 * MTU },
+	};
+	struct wire_got g;
+	const char *err;
+
+	if (!check(qp != NULL, "overrun: a QP"))
+		return;
+	memset(pay, 0x5a, MTU);
+	if (wire_send(qp, &f, pay, MTU)) {
+		err = "send failed";
+	} else {
+		f.opcode = OP(WRITE_MIDDLE);
+		f.psn = sroce_psn_add(p, 1);
+		err = wire_send(qp, &f, pay, MTU) ? "send failed" :
+		      wire_expect(&g, OP(ACK), f.psn,
+				  SROCE_AETH_NAK | SROCE_NAK_INV_REQ, ~0u, -1);
+	}
+	CHECK_ERR(err, "overrun: a WRITE of 2 MTUs, FIRST then a MIDDLE: an Invalid Request NAK for the MIDDLE");
+	check(wire_qp_in(qp, IBV_QPS_ERR), "overrun: the QP in ERR");
+	ibv_destroy_qp(qp);
+}
+
 /* What is kept past a hole that never fills goes with a reset, and the QP. */
 static void kept_freed(void)
 {
@@ -1303,6 +1341,7 @@ int main(int argc, char **argv)
 	kept_stale();
 	kept_many();
 	kept_fails();
+	write_overrun();
 	kept_freed();
 	kept_capped();
 	kept_expire();

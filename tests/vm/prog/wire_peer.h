@@ -57,7 +57,7 @@ static __attribute__((unused)) int wire_send_as(struct ibv_qp *qp,
 						const void *pay, int paylen,
 						in_addr_t sip, int tos)
 {
-	unsigned char l4[1024], fr[1200];
+	unsigned char l4[1152], fr[1280];	/* a full 1024-byte MTU fits */
 	struct sockaddr_ll sll = {
 		.sll_family = AF_PACKET, .sll_ifindex = wire.ifindex,
 		.sll_halen = 6,

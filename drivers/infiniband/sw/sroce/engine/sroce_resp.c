@@ -251,9 +251,16 @@ static int sroce_resp_write(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		qp->resp.wr_len = pkt->f.reth.len;
 		qp->resp.in_write = true;
 	}
+	/*
+	 * The packets fill the RETH's length exactly: a LAST (or ONLY)
+	 * ends it, and a FIRST or MIDDLE, full by the path MTU, leaves at
+	 * least a byte for the LAST. Else the message is not the one the
+	 * RETH announced.
+	 */
 	if (pkt->pay_len > qp->resp.wr_left ||
-	    ((info->pos & SROCE_POS_LAST) &&
-	     pkt->pay_len != qp->resp.wr_left)) {
+	    ((info->pos & SROCE_POS_LAST) ?
+	     pkt->pay_len != qp->resp.wr_left :
+	     pkt->pay_len == qp->resp.wr_left)) {
 		sroce_resp_fatal(qp, pkt->f.psn, SROCE_NAK_INV_REQ, 0,
 				 IB_EVENT_QP_REQ_ERR);
 		return -EINVAL;
