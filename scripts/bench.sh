@@ -186,6 +186,20 @@ rxe_sroce_table() {
 		}
 	}' "$raw.median"
 	echo
+	echo "CPU per GiB moved on the clean link: kernel CPU seconds (system, irq, softirq"
+	echo "in /proc/stat) of both hosts per GiB arrived, median of $runs runs; TCP = the"
+	echo "run above, rxe/sroce = ib_write_bw of $((secs * 400)) x 64 KiB"
+	awk '
+	$2 != "cpu_gib" { next }
+	{ v[$1] = $3 }
+	function get(i) { return v[i] ~ /^[0-9.]+$/ ? v[i] : "-" }
+	function ratio(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "n/a" }
+	END {
+		t = get("tcp"); r = get("rxe"); s = get("sroce")
+		printf "%9s %9s %11s %9s %9s\n", "TCP s/GiB", "rxe s/GiB", "sroce s/GiB", "sroce/TCP", "sroce/rxe"
+		printf "%9s %9s %11s %9s %9s\n", t, r, s, ratio(s, t), ratio(s, r)
+	}' "$raw.median"
+	echo
 	echo "Kernel ULPs, one VM (-smp 2), target and host on this host: median of $runs runs;"
 	echo "fio ${usecs}s per figure on nvme-rdma (brd namespace), dd 64 MiB O_DIRECT on NFSv4.2"
 	echo "over RDMA, rds_test bulk (64 B x 60000, 64 KiB x 1500, at most 128 in flight)"

@@ -10,7 +10,11 @@
 #   BENCH <impl> <test> <value> <unit>   or   BENCH <impl> <test> n/a <why>
 # with impl rxe, sroce or tcp and test write_bw_64k_lossL or tcp_lossL,
 # or impl sroce-rxe (sroce sends to rdma_rxe) or rxe-sroce: interop on
-# the same link, one stack on each host.
+# the same link, one stack on each host. Both hosts print, for every
+# clean TCP figure and for a TCP_SECONDS ib_write_bw run of each RDMA
+# device on the clean link, what it cost their CPUs:
+#   BENCH <impl> cpu_gib <kernel CPU seconds per GiB moved> s/GiB
+# (host 2 prints it, with host 1's CPU time sent over TCP).
 # A one-host run cannot measure this: rdma_rxe loops traffic to a local
 # address back inside itself, where netem never sees it.
 N=${1:-300}
@@ -60,6 +64,64 @@ report() {
 	fi
 }
 
+# cpu_busy: the kernel CPU time this host has spent so far (system, irq
+# and softirq: the transports' own work; user time is the benchmark
+# programs', and perftest busy-polls its CQ), in /proc/stat's USER_HZ
+# ticks: 100 a second on x86, whatever the kernel's HZ.
+cpu_busy() {
+	awk '/^cpu / { print $4 + $7 + $8 }' /proc/stat
+}
+
+# cpu_per_gib IMPL TICKS BYTES: host 1 sends host 2 its kernel ticks of
+# the run that just ended (TICKS there; over TCP port+1000), and host 2,
+# which knows the BYTES that arrived, prints what they cost both hosts:
+#   BENCH <impl> cpu_gib <kernel CPU seconds per GiB> s/GiB
+cpu_per_gib() {
+	local peer=""
+	if [ "$SROCE_HOST" = 1 ]; then
+		echo "$2" | timeout 60 nc -l -p $((port + 1000)) >/dev/null 2>&1
+		return 0
+	fi
+	for _ in $(seq 30); do
+		peer=$(nc -w 2 "$SROCE_PEER_IP4" $((port + 1000)) </dev/null 2>/dev/null) &&
+			[ -n "$peer" ] && break
+		sleep 1
+	done
+	awk -v t="$2" -v p="$peer" -v b="$3" -v tag="BENCH $1 cpu_gib" '
+		BEGIN { if (b > 0 && p ~ /^[0-9]+$/) printf "%s %.2f s/GiB\n", tag, (t + p) / 100 / (b / 1073741824)
+			else if (b > 0) printf "%s n/a host 1 sent no CPU figure\n", tag
+			else printf "%s n/a nothing moved\n", tag }'
+}
+
+# rdma_cpu IMPL DEV: 64 KiB ib_write_bw on the clean link, 400 writes
+# (25 MiB) per TCP second, so its setup is a small part of the time, and
+# what the bytes it moved cost each host.
+rdma_cpu() {
+	local impl=$1 dev=$2 gid out c0 n=$((SECS * 400))
+	gid=$(gid_index "$dev" "$SROCE_IP4")
+	link_ok "$impl cpu"
+	netem 0
+	port=$((port + 1))
+	c0=$(cpu_busy)
+	if [ "$SROCE_HOST" = 1 ]; then
+		timeout 300 ib_write_bw -d "$dev" -x "$gid" -F -s 65536 -n "$n" \
+			-p "$port" >/dev/null 2>&1
+		cpu_per_gib "$impl" $(($(cpu_busy) - c0))
+		return
+	fi
+	for _ in $(seq 60); do
+		c0=$(cpu_busy)
+		out=$(timeout 300 ib_write_bw -d "$dev" -x "$gid" -F -s 65536 -n "$n" \
+			-p "$port" "$SROCE_PEER_IP4" 2>&1) && break
+		sleep 1
+	done
+	if ! grep -qE '^ *[0-9]+ +[0-9]+ ' <<< "$out"; then
+		report "$impl" cpu_gib s/GiB "$out" ""
+		return
+	fi
+	cpu_per_gib "$impl" $(($(cpu_busy) - c0)) $((n * 65536))
+}
+
 # goodput IMPL DEV LOSS: one 64 KiB ib_write_bw run.
 goodput() {
 	local impl=$1 dev=$2 loss=$3 gid out v
@@ -82,18 +144,29 @@ goodput() {
 	echo "# $impl loss $loss: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
 }
 
+# rx_bytes OUT: the bytes iperf3's receiver line says arrived (its
+# transfer column scales its unit to the amount, whatever -f says).
+rx_bytes() {
+	awk 'BEGIN { u["Bytes"] = 1; u["KBytes"] = 1024; u["MBytes"] = 1048576; u["GBytes"] = 1073741824 }
+		/receiver/ { for (i = 2; i <= NF; i++) if ($i in u) b = $(i - 1) * u[$i] }
+		END { printf "%.0f\n", b }' <<< "$1"
+}
+
 # tcp LOSS: iperf3 from host 2 to host 1 for SECS seconds; the figure is
-# the receiver's goodput.
+# the receiver's goodput; on the clean link, what it cost each host.
 tcp() {
-	local loss=$1 out v
+	local loss=$1 out v c0
 	link_ok "tcp loss $loss"
 	netem "$loss"
 	port=$((port + 1))
+	c0=$(cpu_busy)
 	if [ "$SROCE_HOST" = 1 ]; then
-		timeout $((SECS + 60)) iperf3 -s -1 -p "$port" >/dev/null 2>&1
+		out=$(timeout $((SECS + 60)) iperf3 -s -1 -p "$port" -f M 2>&1)
+		[ "$loss" != 0 ] || cpu_per_gib tcp $(($(cpu_busy) - c0))
 		return
 	fi
 	for _ in $(seq 60); do
+		c0=$(cpu_busy)
 		out=$(timeout $((SECS + 30)) iperf3 -c "$SROCE_PEER_IP4" -p "$port" -t "$SECS" \
 			-f M 2>&1) && break
 		sleep 1
@@ -101,6 +174,7 @@ tcp() {
 	v=$(awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "MBytes/sec") v = $(i - 1) }
 		END { print v }' <<< "$out")
 	report tcp "tcp_loss$loss" MB/s "$out" "$v"
+	[ "$loss" != 0 ] || cpu_per_gib tcp $(($(cpu_busy) - c0)) "$(rx_bytes "$out")"
 }
 
 for r in $(seq "$RUNS"); do
@@ -108,6 +182,7 @@ for r in $(seq "$RUNS"); do
 	modprobe rdma_rxe
 	rdma link add rxe0 type rxe netdev eth0
 	for l in $LOSSES; do goodput rxe rxe0 "$l"; done
+	rdma_cpu rxe rxe0
 	rdma link delete rxe0
 	rmmod rdma_rxe
 
@@ -116,6 +191,7 @@ for r in $(seq "$RUNS"); do
 	# Both ends are sroce: selective repeat offered (sroce-cc.rst).
 	echo 2 > /sys/class/infiniband/sroce0/cc_sel_repeat
 	for l in $LOSSES; do goodput sroce sroce0 "$l"; done
+	rdma_cpu sroce sroce0
 	rdma link delete sroce0
 	rmmod sroce
 
