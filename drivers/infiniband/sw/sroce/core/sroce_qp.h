@@ -180,9 +180,10 @@ struct sroce_qp {
 		u32 one_psn[SROCE_RESEND_ONE_MAX];
 		u8 one_n;
 		/*
-		 * The last packet that asked for an ACK, and when it left:
-		 * the requester writes them, the completer takes them in the
-		 * same pass (sroce_comp_arm()) to time the round trip.
+		 * A packet of this pass that asked for an ACK, and when it
+		 * left (0: not timed): the first the completer may time, or
+		 * the last if none. The requester writes them, the completer
+		 * takes them at the end of the pass (sroce_comp_arm()).
 		 */
 		bool ackreq;
 		u32 ackreq_psn;

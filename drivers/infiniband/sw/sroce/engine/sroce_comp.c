@@ -119,8 +119,8 @@ static unsigned long sroce_comp_rto(struct sroce_qp *qp, unsigned long ack)
 }
 
 /*
- * The requester sent a packet that asks for an ACK (qp->req.ackreq):
- * time it if it may be, and give its answer an RTO from now. A paced QP
+ * The requester sent packets that ask for an ACK (qp->req.ackreq): time
+ * the one it took the time of, and give the answers an RTO from now. A paced QP
  * gets an ACK per SROCE_ACKREQ_EVERY packets, which at a low rate come
  * further apart than an RTO: the wait runs from the request, not from the
  * last answer.
@@ -132,9 +132,7 @@ static void sroce_comp_ackreq(struct sroce_qp *qp)
 
 	qp->req.ackreq = false;
 
-	if (!qp->comp.rtt_on &&
-	    (!qp->comp.rtt_hold ||
-	     !sroce_psn_before(psn, qp->comp.rtt_fresh))) {
+	if (qp->req.ackreq_ns && sroce_comp_rtt_wants(qp, psn)) {
 		qp->comp.rtt_hold = false;
 		qp->comp.rtt_on = true;
 		qp->comp.rtt_psn = psn;

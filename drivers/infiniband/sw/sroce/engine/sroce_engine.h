@@ -69,6 +69,17 @@ static inline void sroce_comp_rtt_void(struct sroce_qp *qp, u32 next)
 	qp->comp.rtt_fresh = next;
 }
 
+/*
+ * Would the completer time the round trip of @psn, a request that asks
+ * for an ACK, if it left now? Not while it times another, nor a PSN a
+ * go-back may have sent twice (Karn).
+ */
+static inline bool sroce_comp_rtt_wants(const struct sroce_qp *qp, u32 psn)
+{
+	return !qp->comp.rtt_on &&
+	       (!qp->comp.rtt_hold || !sroce_psn_before(psn, qp->comp.rtt_fresh));
+}
+
 u32 sroce_sq_rd_inflight(struct sroce_qp *qp);
 int sroce_sq_rewind(struct sroce_qp *qp, u32 psn, int reason);
 void sroce_sq_resend_one(struct sroce_qp *qp, u32 psn, int reason);

@@ -413,10 +413,16 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s,
 	if (ret)
 		return ret;
 	qp->req.sr_sent |= f.sr;
-	if (f.ackreq) {
+	/*
+	 * The first request of this pass that asks for an ACK and can be
+	 * timed: one clock read per round trip, not per request (under
+	 * emulation a clock read is a trip to the emulated HPET).
+	 */
+	if (f.ackreq && (!qp->req.ackreq || !qp->req.ackreq_ns)) {
 		qp->req.ackreq = true;
 		qp->req.ackreq_psn = f.psn;
-		qp->req.ackreq_ns = ktime_get_ns();
+		qp->req.ackreq_ns = sroce_comp_rtt_wants(qp, f.psn) ?
+				    ktime_get_ns() : 0;
 	}
 	if (qp->req.off < s->length)
 		return 0;
