@@ -3,7 +3,8 @@
  * The ICRC against packets whose ICRC someone else computed: a CNP captured
  * from a ConnectX-4 Lx, and IPv4 and IPv6 packets built by Scapy's RoCE
  * layer (icrc_vectors.h, see gen_icrc_vectors.py). Then the masking of
- * every variant field, and incremental == one shot.
+ * every variant field, incremental == one shot, and the copy with the
+ * CRC in it == a copy and an update.
  */
 #include <string.h>
 #include "tap.h"
@@ -196,11 +197,49 @@ static void check_rxe_flush(void)
 	   "the variant is taken for a FLUSH only");
 }
 
+/*
+ * The transmit path's copy with the CRC in it: the same register as
+ * sroce_icrc_update() and the same bytes as memcpy(), for every length
+ * up to 3 slices past a packet's worth and every alignment of either end.
+ */
+static void check_copy(void)
+{
+	static u8 src[1100], dst[1120], want[1120];
+	unsigned int len, so, dof, bad_crc = 0, bad_copy = 0, n = 0;
+	u32 x = 0x12345678, crc;
+
+	for (len = 0; len < sizeof(src); len++) {
+		x = x * 1103515245 + 12345;
+		src[len] = x >> 16;
+	}
+	for (len = 0; len <= 1056; len += len < 40 ? 1 : 61)
+		for (so = 0; so < 8; so++)
+			for (dof = 0; dof < 8; dof++) {
+				memset(dst, 0xa5, sizeof(dst));
+				memcpy(want, dst, sizeof(want));
+				memcpy(want + dof, src + so, len);
+				crc = sroce_icrc_copy(~0u, dst + dof, src + so,
+						      len);
+				bad_crc += crc !=
+					   sroce_icrc_update(~0u, src + so, len);
+				bad_copy += !!memcmp(dst, want, sizeof(dst));
+				n++;
+			}
+	ok(!bad_crc, "copy with CRC: the register of a plain update (%u of %u differ)",
+	   bad_crc, n);
+	ok(!bad_copy, "copy with CRC: the bytes of memcpy, nothing around them (%u of %u differ)",
+	   bad_copy, n);
+	is(sroce_icrc_final(sroce_icrc_copy(~0u, dst, "123456789", 9)),
+	   0xcbf43926, "copy with CRC: the CRC-32 check value");
+}
+
 int main(void)
 {
 	unsigned int i, v4 = 0, v6 = 0;
 
+	sroce_icrc_init();
 	check_known_answers();
+	check_copy();
 	for (i = 0; i < NVEC; i++) {
 		check_vector(&icrc_vectors[i]);
 		if ((icrc_vectors[i].pkt[0] >> 4) == 4)

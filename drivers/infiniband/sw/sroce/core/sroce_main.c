@@ -9,6 +9,7 @@
 #include "sroce.h"
 #include "core/sroce_sock.h"
 #include "obs/sroce_debugfs.h"
+#include "proto/icrc.h"
 #include "sched/sroce_task.h"
 
 static int sroce_newlink(const char *name, struct net_device *ndev)
@@ -59,6 +60,7 @@ static int __init sroce_init(void)
 {
 	int ret;
 
+	sroce_icrc_init();
 	ret = sroce_sched_init();
 	if (ret)
 		return ret;

@@ -123,9 +123,7 @@ static int sroce_dma_gather_piece(void *va, size_t len, void *priv)
 {
 	struct sroce_dma_crc_ctx *ctx = priv;
 
-	memcpy(ctx->buf, va, len);
-	/* The bytes are in cache: this is the fused copy + CRC. */
-	*ctx->crc = sroce_icrc_update(*ctx->crc, ctx->buf, len);
+	*ctx->crc = sroce_icrc_copy(*ctx->crc, ctx->buf, va, len);
 	ctx->buf += len;
 	return 0;
 }

@@ -41,6 +41,16 @@ u32 sroce_icrc_begin(const void *iph, const void *udph, const void *bth);
 /* Run the CRC register over @len more bytes. */
 u32 sroce_icrc_update(u32 crc, const void *buf, size_t len);
 
+/*
+ * Copy @len bytes from @src to @dst and run the CRC register over them,
+ * in one pass: the register over exactly the bytes stored, whatever
+ * another CPU writes to @src meanwhile. Needs sroce_icrc_init() first.
+ */
+u32 sroce_icrc_copy(u32 crc, void *dst, const void *src, size_t len);
+
+/* Build sroce_icrc_copy()'s tables; once, before any copy. */
+void sroce_icrc_init(void);
+
 /* The ICRC value of a register that has seen the whole packet. */
 static inline u32 sroce_icrc_final(u32 crc)
 {
