@@ -179,35 +179,22 @@ tcp() {
 
 for r in $(seq "$RUNS"); do
 	[ "$SROCE_HOST" = 2 ] && echo "# round $r of $RUNS, $N iterations, TCP ${SECS}s ($(date +%T))"
-	modprobe rdma_rxe
-	rdma link add rxe0 type rxe netdev eth0
+	stack_up rxe
 	for l in $LOSSES; do goodput rxe rxe0 "$l"; done
 	rdma_cpu rxe rxe0
-	rdma link delete rxe0
-	rmmod rdma_rxe
+	stack_down rxe
 
-	modprobe sroce
-	rdma link add sroce0 type sroce netdev eth0
-	# Both ends are sroce: selective repeat offered (sroce-cc.rst).
-	echo 2 > /sys/class/infiniband/sroce0/cc_sel_repeat
+	stack_up sroce sr
 	for l in $LOSSES; do goodput sroce sroce0 "$l"; done
 	rdma_cpu sroce sroce0
-	rdma link delete sroce0
-	rmmod sroce
+	stack_down sroce
 
 	# Interop: host 2 (the sender) runs one stack, host 1 the other.
 	for pair in "sroce rxe" "rxe sroce"; do
 		if [ "$SROCE_HOST" = 2 ]; then mine=${pair% *}; else mine=${pair#* }; fi
-		if [ "$mine" = rxe ]; then
-			modprobe rdma_rxe
-			rdma link add rxe0 type rxe netdev eth0
-		else
-			modprobe sroce
-			rdma link add sroce0 type sroce netdev eth0
-		fi
+		stack_up "$mine"
 		for l in $LOSSES; do goodput "${pair% *}-${pair#* }" "${mine}0" "$l"; done
-		rdma link delete "${mine}0"
-		if [ "$mine" = rxe ]; then rmmod rdma_rxe; else rmmod sroce; fi
+		stack_down "$mine"
 	done
 
 	for l in $LOSSES; do tcp "$l"; done

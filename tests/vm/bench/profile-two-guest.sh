@@ -41,18 +41,14 @@ rdma_stream() {
 	echo "# $impl: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
 }
 
-modprobe rdma_rxe
-rdma link add rxe0 type rxe netdev eth0
+stack_up rxe
 rdma_stream rxe rxe0
-rdma link delete rxe0
-rmmod rdma_rxe
+stack_down rxe
 
-modprobe sroce
-rdma link add sroce0 type sroce netdev eth0
-echo 2 > /sys/class/infiniband/sroce0/cc_sel_repeat
+# Both ends are sroce: selective repeat offered, as in make bench.
+stack_up sroce sr
 rdma_stream sroce sroce0
-rdma link delete sroce0
-rmmod sroce
+stack_down sroce
 
 port=$((port + 1))
 perf_begin "tcp-two-$end"

@@ -58,6 +58,25 @@ gid_index() {
 	return 1
 }
 
+# stack_up rxe|sroce [sr]: that RDMA stack on eth0, rdma_rxe's rxe0 or
+# sroce's sroce0; with "sr", sroce0 offers selective repeat (cc_sel_repeat
+# 2: for a peer that is sroce too, sroce-cc.rst). stack_down undoes it.
+stack_up() {
+	if [ "$1" = rxe ]; then
+		modprobe rdma_rxe
+		rdma link add rxe0 type rxe netdev eth0
+		return
+	fi
+	modprobe sroce
+	rdma link add sroce0 type sroce netdev eth0
+	[ "${2:-}" != sr ] || echo 2 > /sys/class/infiniband/sroce0/cc_sel_repeat
+}
+
+stack_down() {
+	rdma link delete "${1}0"
+	if [ "$1" = rxe ]; then rmmod rdma_rxe; else rmmod sroce; fi
+}
+
 # two_ns_devices NET: namespaces a and b joined by a veth, va in a and vb
 # in b, on 10.9.NET.1 and .2; sroce loaded, sroce0 on va and sroce1 on vb
 # (three checks); their GID indexes in g0 and g1.
