@@ -10,11 +10,11 @@
 #   BENCH <impl> <test> <value> <unit>   or   BENCH <impl> <test> n/a <why>
 # with impl rxe, sroce or tcp and test write_bw_64k_lossL or tcp_lossL,
 # or impl sroce-rxe (sroce sends to rdma_rxe) or rxe-sroce: interop on
-# the same link, one stack on each host. Both hosts print, for every
-# clean TCP figure and for a TCP_SECONDS ib_write_bw run of each RDMA
-# device on the clean link, what it cost their CPUs:
+# the same link, one stack on each host. For the clean TCP figure and
+# for an ib_write_bw of 400 x 64 KiB per TCP second on each RDMA device
+# on the clean link, host 2 prints what it cost both hosts' kernels
+# (host 1 sends its CPU time over TCP):
 #   BENCH <impl> cpu_gib <kernel CPU seconds per GiB moved> s/GiB
-# (host 2 prints it, with host 1's CPU time sent over TCP).
 # A one-host run cannot measure this: rdma_rxe loops traffic to a local
 # address back inside itself, where netem never sees it.
 N=${1:-300}

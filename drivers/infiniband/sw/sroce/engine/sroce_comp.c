@@ -120,10 +120,10 @@ static unsigned long sroce_comp_rto(struct sroce_qp *qp, unsigned long ack)
 
 /*
  * The requester sent packets that ask for an ACK (qp->req.ackreq): time
- * the one it took the time of, and give the answers an RTO from now. A paced QP
- * gets an ACK per SROCE_ACKREQ_EVERY packets, which at a low rate come
- * further apart than an RTO: the wait runs from the request, not from the
- * last answer.
+ * the one it took the time of, and give the answers an RTO from now. A
+ * paced QP gets an ACK per SROCE_ACKREQ_EVERY packets, which at a low
+ * rate come further apart than an RTO: the wait runs from the request,
+ * not from the last answer.
  */
 static void sroce_comp_ackreq(struct sroce_qp *qp)
 {
