@@ -2,12 +2,14 @@
 # `make bench`: the perftest matrix on rdma_rxe and on sroce in one VM
 # boot (tests/vm/bench/bench-guest.sh), then TCP, rdma_rxe and sroce on one
 # link between two VMs, clean and under loss (tests/vm/bench/bench-loss-guest.sh),
-# then the kernel ULPs (NVMe over Fabrics, NFS over RDMA, RDS) on rdma_rxe
+# and on a 9000-byte link and a 20 ms round trip, then the same two VMs on
+# a link with the host's default (small) socket buffer, then the kernel
+# ULPs (NVMe over Fabrics, NFS over RDMA, RDS) on rdma_rxe
 # and on sroce in one VM boot (tests/vm/bench/bench-ulp-guest.sh), then sroce's
 # congestion control on a shared bottleneck in one VM boot
 # (tests/vm/bench/bench-cc-guest.sh).
 # Every figure is the median of BENCH_RUNS runs from the same boot. Prints
-# four tables and writes them to build/bench.txt. Absolute TCG figures mean
+# six tables and writes them to build/bench.txt. Absolute TCG figures mean
 # little; the ratios from one boot are the measure. For latency, lower is
 # better, so the ratio printed is rxe/sroce (above 1: sroce is faster)
 # like the others.
@@ -15,9 +17,10 @@
 # latency tests make ten times as many),
 # BENCH_LOSS_ITERS (64 KiB writes per two-VM run, 300), BENCH_RUNS (3),
 # BENCH_TCP_SECS (iperf3 seconds, 5), BENCH_ULP_SECS (each ULP fio run, 6),
-# BENCH_TIMEOUT (per boot, 1800), BENCH_ONLY (one, two, ulp or cc: run that
-# boot and keep the others' last logs; report: only print the tables of
-# the last logs), PROFILE=1 (then
+# BENCH_TIMEOUT (per boot, 1800), BENCH_ONLY (one, two, small, ulp or cc:
+# run that boot and keep the others' last logs; report: only print the
+# tables of the last logs), BENCH_HOG=1 (a busy loop on every host core
+# for the whole run), PROFILE=1 (then
 # scripts/profile.sh), SROCE_VM_SLUB_DEBUG (scripts/vm-run.sh).
 #
 # The guests run without SLUB debugging unless SROCE_VM_SLUB_DEBUG asks
@@ -40,13 +43,26 @@ secs=${BENCH_TCP_SECS:-5}
 usecs=${BENCH_ULP_SECS:-6}
 tmo=${BENCH_TIMEOUT:-1800}
 only=${BENCH_ONLY:-}
+hog=${BENCH_HOG:-0}
 mkdir -p "$top/build"
+
+# BENCH_HOG=1: the figures of a host that has other work, one busy loop
+# per host core competing with QEMU for the whole run.
+hogs=()
+if [ "$hog" = 1 ] && [ "$only" != report ]; then
+	for _ in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
+fi
 
 # boot_on BOOT: this call makes BOOT (one, two or ulp).
 boot_on() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 t0=$(date +%s)
 boot_on one && rm -f "$log"
 boot_on two && rm -f "$log.loss" "$log.loss.h1" "$log.loss.h2"
+boot_on small && rm -f "$log.small" "$log.small.h1" "$log.small.h2"
 boot_on ulp && rm -f "$log.ulp"
 boot_on cc && rm -f "$log.cc"
 if boot_on one; then
@@ -59,6 +75,15 @@ if boot_on two; then
 	"$top/scripts/vm-run.sh" --two --timeout "$tmo" --log "$log.loss" \
 		"$top/tests/vm/bench/bench-loss-guest.sh" "$liters" "$runs" "$secs" > /dev/null ||
 		echo "bench: the two-VM run failed (see $log.loss.h1 and .h2)" >&2
+fi
+# The same link with the receive buffer a plain -netdev socket,udp= gets
+# (the host's net.core.rmem_default; vm-link.pl), like a shallow switch
+# port: clean and 1% loss, no interop or CPU figures.
+if boot_on small; then
+	SROCE_VM_LINK_RCVBUF=$(cat /proc/sys/net/core/rmem_default) \
+		"$top/scripts/vm-run.sh" --two --timeout "$tmo" --log "$log.small" \
+		"$top/tests/vm/bench/bench-loss-guest.sh" "$liters" "$runs" "$secs" "loss0 loss1" 0 \
+		> /dev/null || echo "bench: the small-buffer run failed (see $log.small.h1 and .h2)" >&2
 fi
 t2=$(date +%s)
 if boot_on ulp; then
@@ -79,23 +104,25 @@ if [ "$only" = report ] && [ -f "$params" ]; then
 	# shellcheck disable=SC1090
 	. "$params"
 else
-	[ "$only" = two ] && [ -f "$params" ] && eval "$(grep -E '^(iters|usecs)=' "$params")"
+	{ [ "$only" = two ] || [ "$only" = small ]; } && [ -f "$params" ] && eval "$(grep -E '^(iters|usecs)=' "$params")"
 	[ "$only" = one ] && [ -f "$params" ] && eval "$(grep -E '^(liters|secs|usecs)=' "$params")"
 	[ "$only" = ulp ] && [ -f "$params" ] && eval "$(grep -E '^(iters|liters|secs)=' "$params")"
 	[ "$only" = cc ] && [ -f "$params" ] && eval "$(grep -E '^(iters|liters|secs|usecs)=' "$params")"
-	printf 'iters=%s\nliters=%s\nruns=%s\nsecs=%s\nusecs=%s\n' "$iters" "$liters" "$runs" \
-		"$secs" "$usecs" > "$params"
+	printf 'iters=%s\nliters=%s\nruns=%s\nsecs=%s\nusecs=%s\nhog=%s\n' "$iters" "$liters" \
+		"$runs" "$secs" "$usecs" "$hog" > "$params"
 fi
-# Either half may be missing (one half asked for, or a boot failed): the
-# other still makes its table.
-for f in "$log" "$log.loss.h2" "$log.ulp" "$log.cc"; do
-	[ ! -f "$f" ] || grep -a '^BENCH ' "$f" || true
+# Any boot's log may be missing (one boot asked for, or a boot failed):
+# the others still make their tables. Each test is named after its boot
+# (one:, two:, small:, ulp:, cc:), which picks its table.
+for b in one:"$log" two:"$log.loss.h2" small:"$log.small.h2" ulp:"$log.ulp" cc:"$log.cc"; do
+	f=${b#*:}
+	[ ! -f "$f" ] || grep -a '^BENCH ' "$f" | awk -v b="${b%%:*}" '{ $3 = b ":" $3; print }' || true
 done > "$raw"
 [ -s "$raw" ] || {
 	echo "bench: no results (see $log)" >&2
 	exit 1
 }
-grep -ah '^BENCH-LINK' "$log.loss.h1" "$log.loss.h2" 2>/dev/null >&2 || true
+grep -ah '^BENCH-LINK' "$log.loss.h1" "$log.loss.h2" "$log.small.h1" "$log.small.h2" 2>/dev/null >&2 || true
 
 # The median of each figure's numeric runs, as "impl test median unit n/N".
 # A figure with no numeric run keeps the reason of its last failure.
@@ -127,8 +154,8 @@ medians > "$raw.median"
 # (us) lower is better, so the ratio is rxe/sroce; otherwise sroce/rxe.
 rxe_sroce_table() {
 	awk -v want="$1" '
-	$2 ~ /_loss/ || $2 ~ /^cc_/ || ($2 ~ /^(nvme|nfs|rds)_/) != (want == "ulp") { next }
-	{ k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
+	index($2, want ":") != 1 { next }
+	{ sub(/^[a-z]+:/, "", $2); k = $1 SUBSEP $2; v[k] = $3; if ($3 ~ /^[0-9.]+$/) { u[$2] = $4; nn[k] = $5 } else why[k] = substr($0, index($0, " n/a ") + 5)
 	  if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
 	END {
 		printf "%-18s %12s %12s %8s  %-6s %s\n", "test", "rxe", "sroce", "ratio", "unit", "runs"
@@ -148,6 +175,7 @@ rxe_sroce_table() {
 
 
 {
+	[ "$hog" != 1 ] || echo "(BENCH_HOG=1: a busy loop on each of the host's $(nproc) cores for the whole run)"
 	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each ($((iters * 10)) for latency)"
 	echo "(slab debugging: ${SROCE_VM_SLUB_DEBUG:-off}; sroce: its same-host path, no ICRC)"
 	rxe_sroce_table one
@@ -156,7 +184,7 @@ rxe_sroce_table() {
 	echo "median of $runs runs; TCP = iperf3 ${secs}s, rxe/sroce = ib_write_bw 64 KiB x $liters;"
 	echo "kept = goodput at that loss / clean goodput"
 	awk '
-	$2 !~ /_loss/ { next }
+	$2 !~ /^two:(write_bw_64k|tcp)_loss[0-9.]+$/ { next }
 	{ l = $2; sub(/.*_loss/, "", l); if (!(l in seen)) { seen[l] = 1; order[n++] = l }
 	  v[$1, l] = $3; if ($3 !~ /^[0-9.]+$/) why[$1, l] = substr($0, index($0, " n/a ") + 5) }
 	function num(x) { return x ~ /^[0-9.]+$/ && x > 0 }
@@ -186,11 +214,36 @@ rxe_sroce_table() {
 		}
 	}' "$raw.median"
 	echo
+	echo "The same two VMs on other links, median of $runs runs: 9000-byte MTU (path MTU"
+	echo "4096); 20 ms round trip (netem delay 10 ms on each host), clean and 0.1% loss;"
+	echo "the link's host socket buffer at the host's default ($(cat /proc/sys/net/core/rmem_default) bytes,"
+	echo "what a plain -netdev socket,udp= gets) instead of 1 MiB, clean and 1% loss"
+	awk '
+	$2 !~ /^(two|small):(write_bw_64k|tcp)_/ || $2 ~ /^two:(write_bw_64k|tcp)_loss(0\.1|1)$/ { next }
+	{ b = $2; sub(/:.*/, "", b); c = $2; sub(/^[a-z]+:(write_bw_64k|tcp)_/, "", c)
+	  l = (b == "small" ? "small buffer" : "1 MiB buffer") SUBSEP c
+	  if (!(l in seen)) { seen[l] = 1; order[n++] = l }
+	  i = $1; v[i, l] = $3; if ($3 !~ /^[0-9.]+$/) why[i " on " b " " c] = substr($0, index($0, " n/a ") + 5) }
+	function num(x) { return x ~ /^[0-9.]+$/ && x > 0 }
+	function ratio(a, b) { return (num(a) && num(b)) ? sprintf("%.2f", a / b) : "n/a" }
+	function val(x) { return x == "" ? "-" : x }
+	END {
+		printf "%-13s %-14s %9s %9s %10s %9s %9s\n", "link", "case", "TCP MB/s", "rxe MB/s",
+			"sroce MB/s", "sroce/rxe", "sroce/TCP"
+		for (i = 0; i < n; i++) {
+			l = order[i]; split(l, p, SUBSEP)
+			printf "%-13s %-14s %9s %9s %10s %9s %9s\n", p[1], p[2], val(v["tcp", l]), val(v["rxe", l]),
+				val(v["sroce", l]), ratio(v["sroce", l], v["rxe", l]), ratio(v["sroce", l], v["tcp", l])
+		}
+		for (k in why)
+			printf "  %s did not run: %s\n", k, why[k]
+	}' "$raw.median"
+	echo
 	echo "CPU per GiB moved on the clean link: kernel CPU seconds (system, irq, softirq"
 	echo "in /proc/stat) of both hosts per GiB arrived, median of $runs runs; TCP = the"
 	echo "run above, rxe/sroce = ib_write_bw of $((secs * 400)) x 64 KiB"
 	awk '
-	$2 != "cpu_gib" { next }
+	$2 != "two:cpu_gib" { next }
 	{ v[$1] = $3 }
 	function get(i) { return v[i] ~ /^[0-9.]+$/ ? v[i] : "-" }
 	function ratio(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "n/a" }
@@ -213,8 +266,8 @@ rxe_sroce_table() {
 	echo "run as a share of the bottleneck, queue = red's backlog, dropped = packets red"
 	echo "lost (tests/vm/lib/dumbbell.bash)"
 	awk '
-	$2 !~ /^cc_/ { next }
-	{ f = $2; sub(/^cc_/, "", f); sub(/flows_.*/, "", f); m = $2; sub(/.*flows_/, "", m)
+	$2 !~ /^cc:cc_/ { next }
+	{ f = $2; sub(/^cc:cc_/, "", f); sub(/flows_.*/, "", f); m = $2; sub(/.*flows_/, "", m)
 	  if (!(f in seen)) { seen[f] = 1; order[n++] = f }
 	  v[f, $1, m] = $3; if ($3 !~ /^[0-9.]+$/) why[f " flows cc " $1 " " m] = substr($0, index($0, " n/a ") + 5) }
 	function val(x) { return x == "" ? "-" : x }
@@ -233,7 +286,7 @@ rxe_sroce_table() {
 	}' "$raw.median"
 	echo
 	[ "$only" = report ] ||
-		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs $((t2 - t1)) s, ULPs $((t3 - t2)) s, congestion control $((t4 - t3)) s)"
+		echo "(wall time, with any wait for the VM lock: one VM $((t1 - t0)) s, two VMs (both links) $((t2 - t1)) s, ULPs $((t3 - t2)) s, congestion control $((t4 - t3)) s)"
 	echo "(raw figures, one line per run: $raw)"
 } | tee "$out"
 echo "(written to $out; ratio > 1 means sroce is better)"

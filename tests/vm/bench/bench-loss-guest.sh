@@ -1,26 +1,32 @@
 #!/bin/bash
 # `make bench`, two VMs joined by a point-to-point link: TCP (iperf3),
-# rdma_rxe and sroce on the same link in the same boots, clean and with
-# tc netem loss on both links (0.1% and 1%). Arguments:
-#   bench-loss-guest.sh [ITERS [RUNS [TCP_SECONDS]]]   (300, 3, 5)
+# rdma_rxe and sroce on the same link in the same boots, under several
+# link settings. Arguments:
+#   bench-loss-guest.sh [ITERS [RUNS [TCP_SECONDS [CASES [EXTRAS]]]]]
+# (300, 3, 5, "loss0 loss0.1 loss1 mtu9000 rtt20 rtt20_loss0.1", 1).
 # ITERS 64 KiB RDMA WRITEs per ib_write_bw run; RUNS rounds, each one
-# rxe, sroce and TCP at every loss level (rxe and sroce one after the
-# other: they cannot share UDP 4791). Host 1 serves, host 2 is the client
-# (it sends, as the write_bw client does) and prints
+# every case for rxe, sroce and TCP (rxe and sroce one after the other:
+# they cannot share UDP 4791). A case is a link setting, its name words
+# joined by "_": lossL (tc netem loss L% on both hosts' eth0), mtuM
+# (eth0's MTU M on both hosts, 1500 otherwise) and rttR (netem delay
+# R/2 ms on both hosts, so R ms round trip). Host 1 serves, host 2 is
+# the client (it sends, as the write_bw client does) and prints
 #   BENCH <impl> <test> <value> <unit>   or   BENCH <impl> <test> n/a <why>
-# with impl rxe, sroce or tcp and test write_bw_64k_lossL or tcp_lossL,
-# or impl sroce-rxe (sroce sends to rdma_rxe) or rxe-sroce: interop on
-# the same link, one stack on each host. For the clean TCP figure and
-# for an ib_write_bw of 400 x 64 KiB per TCP second on each RDMA device
-# on the clean link, host 2 prints what it cost both hosts' kernels
-# (host 1 sends its CPU time over TCP):
+# with impl rxe, sroce or tcp and test write_bw_64k_<case> or
+# tcp_<case>, or impl sroce-rxe (sroce sends to rdma_rxe) or rxe-sroce:
+# interop on the same link, one stack on each host, for the cases that
+# set only loss (EXTRAS 1). With EXTRAS 1 too, for the TCP run of case
+# loss0 and for an ib_write_bw of 400 x 64 KiB per TCP second on each
+# RDMA device on the clean link, host 2 prints what it cost both hosts'
+# kernels (host 1 sends its CPU time over TCP):
 #   BENCH <impl> cpu_gib <kernel CPU seconds per GiB moved> s/GiB
 # A one-host run cannot measure this: rdma_rxe loops traffic to a local
 # address back inside itself, where netem never sees it.
 N=${1:-300}
 RUNS=${2:-3}
 SECS=${3:-5}
-LOSSES="0 0.1 1"
+CASES=${4:-loss0 loss0.1 loss1 mtu9000 rtt20 rtt20_loss0.1}
+EXTRAS=${5:-1}
 port=21000
 
 # shellcheck source=tests/vm/lib/roce.sh
@@ -44,13 +50,32 @@ link_ok() {
 	exit 3
 }
 
-# netem LOSS: the loss on this host's egress; checks tc's status, since a
-# missing sch_netem would quietly leave the link clean.
-netem() {
+# link_set CASE: this host's eth0 as CASE says (the MTU, then netem's
+# delay and loss on egress); checks tc's status, since a missing
+# sch_netem would quietly leave the link clean. The queue holds 10000
+# packets: the delay line is a long path, not a shallow switch.
+link_set() {
+	local w mtu=1500 args=()
+	for w in ${1//_/ }; do
+		case $w in
+		loss0) ;;
+		loss*) args+=(loss "${w#loss}%") ;;
+		mtu*) mtu=${w#mtu} ;;
+		rtt*) args+=(delay "$(awk -v r="${w#rtt}" 'BEGIN { print r / 2 }')ms") ;;
+		*)
+			echo "BENCH-LINK unknown case word $w"
+			exit 4
+			;;
+		esac
+	done
 	tc qdisc del dev eth0 root 2>/dev/null
-	[ "$1" = 0 ] && return 0
-	tc qdisc add dev eth0 root netem loss "$1%" || {
-		echo "BENCH-LINK tc netem loss $1% failed"
+	ip link set eth0 mtu "$mtu" || {
+		echo "BENCH-LINK MTU $mtu on eth0 failed"
+		exit 4
+	}
+	[ ${#args[@]} = 0 ] && return 0
+	tc qdisc add dev eth0 root netem limit 10000 "${args[@]}" || {
+		echo "BENCH-LINK tc netem ${args[*]} failed"
 		exit 4
 	}
 }
@@ -93,14 +118,13 @@ cpu_per_gib() {
 			else printf "%s n/a nothing moved\n", tag }'
 }
 
-# rdma_cpu IMPL DEV: 64 KiB ib_write_bw on the clean link, 400 writes
-# (25 MiB) per TCP second, so its setup is a small part of the time, and
-# what the bytes it moved cost each host.
+# rdma_cpu IMPL DEV: 64 KiB ib_write_bw on the clean link (case loss0
+# has set it up), 400 writes (25 MiB) per TCP second, so its setup is a
+# small part of the time, and what the bytes it moved cost each host.
 rdma_cpu() {
 	local impl=$1 dev=$2 gid out c0 n=$((SECS * 400))
 	gid=$(gid_index "$dev" "$SROCE_IP4")
 	link_ok "$impl cpu"
-	netem 0
 	port=$((port + 1))
 	c0=$(cpu_busy)
 	if [ "$SROCE_HOST" = 1 ]; then
@@ -122,12 +146,12 @@ rdma_cpu() {
 	cpu_per_gib "$impl" $(($(cpu_busy) - c0)) $((n * 65536))
 }
 
-# goodput IMPL DEV LOSS: one 64 KiB ib_write_bw run.
+# goodput IMPL DEV CASE: one 64 KiB ib_write_bw run on the link CASE
+# has set up (link_set).
 goodput() {
-	local impl=$1 dev=$2 loss=$3 gid out v
+	local impl=$1 dev=$2 case=$3 gid out v
 	gid=$(gid_index "$dev" "$SROCE_IP4")
-	link_ok "$impl loss $loss"
-	netem "$loss"
+	link_ok "$impl $case"
 	port=$((port + 1))
 	if [ "$SROCE_HOST" = 1 ]; then
 		timeout 240 ib_write_bw -d "$dev" -x "$gid" -F -s 65536 -n "$N" -p "$port" >/dev/null 2>&1
@@ -139,9 +163,9 @@ goodput() {
 		sleep 1
 	done
 	v=$(awk '/^ *[0-9]+ +[0-9]+ / { v = $4 } END { print v }' <<< "$out")
-	report "$impl" "write_bw_64k_loss$loss" MB/s "$out" "$v"
+	report "$impl" "write_bw_64k_$case" MB/s "$out" "$v"
 	# The counters so far, for reading a figure (not part of the table).
-	echo "# $impl loss $loss: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
+	echo "# $impl $case: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
 }
 
 # rx_bytes OUT: the bytes iperf3's receiver line says arrived (its
@@ -152,17 +176,17 @@ rx_bytes() {
 		END { printf "%.0f\n", b }' <<< "$1"
 }
 
-# tcp LOSS: iperf3 from host 2 to host 1 for SECS seconds; the figure is
-# the receiver's goodput; on the clean link, what it cost each host.
+# tcp CASE: iperf3 from host 2 to host 1 for SECS seconds on the link
+# CASE has set up; the figure is the receiver's goodput; for loss0, what
+# it cost each host.
 tcp() {
-	local loss=$1 out v c0
-	link_ok "tcp loss $loss"
-	netem "$loss"
+	local case=$1 out v c0
+	link_ok "tcp $case"
 	port=$((port + 1))
 	c0=$(cpu_busy)
 	if [ "$SROCE_HOST" = 1 ]; then
 		out=$(timeout $((SECS + 60)) iperf3 -s -1 -p "$port" -f M 2>&1)
-		[ "$loss" != 0 ] || cpu_per_gib tcp $(($(cpu_busy) - c0))
+		[ "$case" != loss0 ] || [ "$EXTRAS" != 1 ] || cpu_per_gib tcp $(($(cpu_busy) - c0))
 		return
 	fi
 	for _ in $(seq 60); do
@@ -173,31 +197,39 @@ tcp() {
 	done
 	v=$(awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "MBytes/sec") v = $(i - 1) }
 		END { print v }' <<< "$out")
-	report tcp "tcp_loss$loss" MB/s "$out" "$v"
-	[ "$loss" != 0 ] || cpu_per_gib tcp $(($(cpu_busy) - c0)) "$(rx_bytes "$out")"
+	report tcp "tcp_$case" MB/s "$out" "$v"
+	[ "$case" != loss0 ] || [ "$EXTRAS" != 1 ] ||
+		cpu_per_gib tcp $(($(cpu_busy) - c0)) "$(rx_bytes "$out")"
 }
 
+# Each case: rxe, sroce, interop (loss only) and TCP; the link is set
+# once, before any stack comes up, so each sees the MTU it runs at.
 for r in $(seq "$RUNS"); do
 	[ "$SROCE_HOST" = 2 ] && echo "# round $r of $RUNS, $N iterations, TCP ${SECS}s ($(date +%T))"
-	stack_up rxe
-	for l in $LOSSES; do goodput rxe rxe0 "$l"; done
-	rdma_cpu rxe rxe0
-	stack_down rxe
+	for c in $CASES; do
+		link_set "$c"
+		stack_up rxe
+		goodput rxe rxe0 "$c"
+		[ "$c" != loss0 ] || [ "$EXTRAS" != 1 ] || rdma_cpu rxe rxe0
+		stack_down rxe
 
-	stack_up sroce sr
-	for l in $LOSSES; do goodput sroce sroce0 "$l"; done
-	rdma_cpu sroce sroce0
-	stack_down sroce
+		stack_up sroce sr
+		goodput sroce sroce0 "$c"
+		[ "$c" != loss0 ] || [ "$EXTRAS" != 1 ] || rdma_cpu sroce sroce0
+		stack_down sroce
 
-	# Interop: host 2 (the sender) runs one stack, host 1 the other.
-	for pair in "sroce rxe" "rxe sroce"; do
-		if [ "$SROCE_HOST" = 2 ]; then mine=${pair% *}; else mine=${pair#* }; fi
-		stack_up "$mine"
-		for l in $LOSSES; do goodput "${pair% *}-${pair#* }" "${mine}0" "$l"; done
-		stack_down "$mine"
+		# Interop: host 2 (the sender) runs one stack, host 1 the other.
+		pairs=()
+		[[ $EXTRAS != 1 || ! $c =~ ^loss[0-9.]+$ ]] || pairs=("sroce rxe" "rxe sroce")
+		for pair in "${pairs[@]}"; do
+			if [ "$SROCE_HOST" = 2 ]; then mine=${pair% *}; else mine=${pair#* }; fi
+			stack_up "$mine"
+			goodput "${pair% *}-${pair#* }" "${mine}0" "$c"
+			stack_down "$mine"
+		done
+
+		tcp "$c"
 	done
-
-	for l in $LOSSES; do tcp "$l"; done
 done
-tc qdisc del dev eth0 root 2>/dev/null
+link_set loss0
 exit 0
