@@ -110,6 +110,13 @@ port_stat() {
 	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 "^$2\$" | tail -1
 }
 
+# stat_above DEV NAME N: that counter is above N.
+stat_above() {
+	local v
+	v=$(port_stat "$1" "$2")
+	[ "${v:-0}" -gt "$3" ]
+}
+
 # retry TRIES CMD...: rerun CMD once a second until it succeeds (a peer's
 # server may not be listening yet).
 retry() {

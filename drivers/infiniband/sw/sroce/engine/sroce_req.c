@@ -325,7 +325,7 @@ static u8 sroce_write_opcode(u8 op, bool first, bool last)
  * -EACCES/-ENOSPC when its local memory cannot be read.
  */
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s,
-			    bool ackreq)
+			    bool ackreq, struct sroce_txb *txb)
 {
 	const struct sroce_send_wqe *h = &s->h;
 	struct sroce_gather g = { .qp = qp, .s = s, .off = qp->req.off };
@@ -409,7 +409,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s,
 		qp->req.off += pay;
 		break;
 	}
-	ret = sroce_tx(qp, &f, pay, sroce_req_fill, &g);
+	ret = sroce_tx_batch(qp, txb, &f, pay, sroce_req_fill, &g);
 	if (ret)
 		return ret;
 	qp->req.sr_sent |= f.sr;
@@ -521,7 +521,8 @@ static u32 sroce_req_wire_bytes(struct sroce_qp *qp, struct sroce_swqe *s,
  * False: the rate holds it, for the next run. One the completer has
  * seen answered since is not sent.
  */
-static bool sroce_req_one(struct sroce_qp *qp, u32 psn, int *budget)
+static bool sroce_req_one(struct sroce_qp *qp, u32 psn, int *budget,
+			  struct sroce_txb *txb)
 {
 	struct sroce_swqe *s;
 	u64 off, from;
@@ -549,7 +550,8 @@ static bool sroce_req_one(struct sroce_qp *qp, u32 psn, int *budget)
 		from = sroce_op_is_atomic(s->h.opcode) ? 0 :
 		       (u64)sroce_psn_diff(psn, s->first_psn) * qp->mtu;
 		qp->req.off = from;
-		ret = sroce_req_packet(qp, s, true);
+		txb->alone = paced;
+		ret = sroce_req_packet(qp, s, true, txb);
 		if (paced && !ret)
 			sroce_cc_rp_sent(qp, sroce_req_wire_bytes(qp, s, from));
 		qp->req.off = off;
@@ -563,12 +565,13 @@ static bool sroce_req_one(struct sroce_qp *qp, u32 psn, int *budget)
 }
 
 /* The single resends waiting, in order. False: the rate holds the rest. */
-static bool sroce_req_ones(struct sroce_qp *qp, int *budget)
+static bool sroce_req_ones(struct sroce_qp *qp, int *budget,
+			   struct sroce_txb *txb)
 {
 	u32 i;
 
 	for (i = 0; i < qp->req.one_n && *budget > 0; i++) {
-		if (!sroce_req_one(qp, qp->req.one_psn[i], budget))
+		if (!sroce_req_one(qp, qp->req.one_psn[i], budget, txb))
 			break;
 	}
 	qp->req.one_n -= i;
@@ -580,6 +583,8 @@ static bool sroce_req_ones(struct sroce_qp *qp, int *budget)
 void sroce_req_run(struct sroce_qp *qp, int *budget)
 {
 	enum ib_qp_state state = sroce_qp_state(qp);
+	/* What this pass sends leaves in lists, the last one below. */
+	struct sroce_txb txb = {};
 	struct sroce_swqe *s;
 	bool paced, held;
 	u64 off;
@@ -592,7 +597,8 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		qp->rnr_stalls++;
 		sroce_count(qp->sdev, SROCE_CNT_RNR_STALLS, 1);
 	}
-	held = qp->req.one_n && !qp->comp.rnr_wait && !sroce_req_ones(qp, budget);
+	held = qp->req.one_n && !qp->comp.rnr_wait &&
+	       !sroce_req_ones(qp, budget, &txb);
 	while (!held && *budget > 0 && !qp->comp.rnr_wait &&
 	       sroce_qp_state(qp) == state) {
 		/* A LOCAL_INV in progress goes first, even in SQD. */
@@ -652,7 +658,8 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 		if (paced && sroce_cc_rp_wait(qp))
 			break;
 		off = qp->req.off;
-		ret = sroce_req_packet(qp, s, false);
+		txb.alone = paced;
+		ret = sroce_req_packet(qp, s, false, &txb);
 		(*budget)--;
 		if (ret) {
 			sroce_sq_done(s, IB_WC_LOC_PROT_ERR);
@@ -665,6 +672,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			qp->req.off = 0;
 		}
 	}
+	sroce_txb_flush(qp, &txb);
 	sroce_sq_retire(qp);
 
 	if (state == IB_QPS_SQD && !qp->req.drained_sent &&

@@ -368,6 +368,8 @@ static void sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 		.dqpn = qp->attr.dest_qp_num,
 	};
 	struct sroce_read_fill rf = { .qp = qp };
+	/* The burst leaves in packet lists, flushed before it returns. */
+	struct sroce_txb txb = {};
 	u32 idx, npsn, pay;
 	u64 off;
 	int ret;
@@ -393,9 +395,11 @@ static void sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 		f.aeth.msn = res->msn & SROCE_PSN_MASK;
 
 		rf.va = res->va + off;
-		ret = sroce_tx(qp, &f, pay, sroce_resp_read_fill, &rf);
+		ret = sroce_tx_batch(qp, &txb, &f, pay, sroce_resp_read_fill,
+				     &rf);
 		if (ret) {
 			/* The MR went away under the read. */
+			sroce_txb_flush(qp, &txb);
 			qp->resp.active = NULL;
 			sroce_resp_fatal(qp, res->next_psn,
 					 SROCE_NAK_REM_ACCESS, 0,
@@ -405,10 +409,11 @@ static void sroce_resp_read_run(struct sroce_qp *qp, int *budget)
 		(*budget)--;
 		if (idx == npsn - 1) {
 			qp->resp.active = NULL;
-			return;
+			break;
 		}
 		res->next_psn = sroce_psn_add(res->next_psn, 1);
 	}
+	sroce_txb_flush(qp, &txb);
 }
 
 static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt)

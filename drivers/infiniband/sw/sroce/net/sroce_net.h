@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 struct dst_cache;
+struct sk_buff;
 struct sroce_av;
 struct sroce_dev;
 struct sroce_fields;
@@ -22,11 +23,40 @@ struct sroce_qp;
 /* sroce_tx.c */
 int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av);
 typedef int (*sroce_fill_fn)(void *dst, u32 len, u32 *crc, void *priv);
+
+/**
+ * struct sroce_txb - packets of one pass, handed to the IP layer as one
+ * @head: the first packet; the others hang on its frag_list
+ * @last: the last packet held
+ * @len: IP bytes of them all
+ * @seg: UDP payload bytes of each (they are all the same size)
+ * @id: the IPv4 identification of @head; packet i carries @id + i
+ * @n: packets held
+ * @alone: the packets from now on leave one by one (a paced QP)
+ *
+ * One owner (the pass that sends) and no lock; it lives on the owner's
+ * stack and is empty when the pass ends (sroce_txb_flush()). sroce_tx.c
+ * says how the list leaves.
+ */
+struct sroce_txb {
+	struct sk_buff *head;
+	struct sk_buff *last;
+	u32 len;
+	u16 seg;
+	u16 id;
+	u8 n;
+	bool alone;
+};
+
 int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
 		struct dst_cache *cache, struct sroce_fields *f, u32 paylen,
 		sroce_fill_fn fill, void *priv);
 int sroce_tx(struct sroce_qp *qp, struct sroce_fields *f, u32 paylen,
 	     sroce_fill_fn fill, void *priv);
+int sroce_tx_batch(struct sroce_qp *qp, struct sroce_txb *b,
+		   struct sroce_fields *f, u32 paylen, sroce_fill_fn fill,
+		   void *priv);
+void sroce_txb_flush(struct sroce_qp *qp, struct sroce_txb *b);
 int sroce_tx_aeth(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,
 		  u32 msn, u64 orig, bool sr);
 int sroce_tx_ack(struct sroce_qp *qp, u8 opcode, u32 psn, u8 syndrome,

@@ -10,6 +10,23 @@
  * cached route (a dst_cache, as tunnels keep one): a route change makes
  * the cached entry obsolete and the next packet looks the route up again,
  * so address and route changes still apply at once.
+ *
+ * A pass that sends many packets to one peer (the requester, a burst of
+ * read responses) hands them to the IP layer as one list where it can
+ * (struct sroce_txb): packets of one size to one IPv4 peer, at most
+ * tx_batch of them, leave as one skb of GSO type UDP_L4 | FRAGLIST, the
+ * type UDP GRO builds from packets it forwards. Each packet on the list
+ * is whole (its own IP and UDP headers and ICRC). The netdev segments it
+ * before it transmits (and before any packet tap sees it): each packet
+ * gets its link header back, the IPv4 identifications are numbered on
+ * from the first's (the first reserves tx_batch of them, and each ICRC
+ * was computed with its own) and each IP length and checksum is made
+ * again. netfilter, the qdisc and the neighbour layer run once per list,
+ * and the netdev gets its packets in one call (xmit_more): a virtio NIC
+ * is notified once, not once per packet. The wire, and a capture on the
+ * netdev, see the same packets. A netdev that would pass a list on whole
+ * (veth, a bridge: NETIF_F_GSO_FRAGLIST) gets every packet alone.
+ *
  * Packets to an address of this host skip the stack and enter receive
  * directly (sroce_rx_local()), as the wire would deliver them. They meet
  * no wire and no other implementation, so by default they carry no ICRC
@@ -41,6 +58,35 @@ static bool local_icrc;
 module_param(local_icrc, bool, 0644);
 MODULE_PARM_DESC(local_icrc,
 		 "compute and check the ICRC of packets between QPs of this host (default: no)");
+
+/*
+ * tx_batch: the most packets one list holds (1 sends each alone), at most
+ * SROCE_TX_BATCH_MAX.
+ */
+#define SROCE_TX_BATCH_MAX	32
+static unsigned int tx_batch = 16;
+
+static int sroce_tx_batch_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n < 1 || n > SROCE_TX_BATCH_MAX)
+		return -EINVAL;
+	WRITE_ONCE(tx_batch, n);
+	return 0;
+}
+
+static const struct kernel_param_ops sroce_tx_batch_ops = {
+	.set = sroce_tx_batch_set,
+	.get = param_get_uint,
+};
+module_param_cb(tx_batch, &sroce_tx_batch_ops, &tx_batch, 0644);
+MODULE_PARM_DESC(tx_batch,
+		 "packets of one QP handed to the IP layer as one list, 1 to 32 (default 16; 1: each alone)");
 
 int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av)
 {
@@ -85,8 +131,13 @@ int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av)
 	return 0;
 }
 
+/*
+ * @b: the list this packet joins (NULL: it leaves alone). The first of a
+ * list reserves the identifications of as many packets as a list may hold.
+ */
 static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
-			    const struct sroce_av *av, u8 tos, u32 len)
+			    const struct sroce_av *av, u8 tos, u32 len,
+			    struct sroce_txb *b, unsigned int max)
 {
 	struct iphdr *iph;
 
@@ -102,7 +153,13 @@ static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
 	iph->saddr = av->saddr.v4;
 	iph->daddr = av->daddr.v4;
 	iph->check = 0;
-	__ip_select_ident(net, iph, 1);
+	if (b && b->n) {
+		iph->id = htons(b->id + b->n);
+	} else {
+		__ip_select_ident(net, iph, b ? max : 1);
+		if (b)
+			b->id = ntohs(iph->id);
+	}
 	skb->protocol = htons(ETH_P_IP);
 }
 
@@ -229,27 +286,121 @@ static struct sk_buff *sroce_tx_alloc(unsigned int size)
 	return skb;
 }
 
-/**
- * sroce_tx_to - build and send one packet of a QP to an address vector
- * @qp: the sender
- * @av: where the packet goes
- * @cache: the route to @av's peer, or NULL
- * @f: the transport headers; the pad count is filled in here
- * @paylen: payload bytes
- * @fill: copies the payload to its first argument, updating the CRC (when
- *	the CRC pointer is not NULL)
- * @priv: for @fill
- *
- * Returns 0 when the packet left (or was dropped on the way, as the wire
- * may drop it: the sender's timers recover), or what @fill returned.
+/* Hands @skb, one packet or a list, to the IP layer; under RCU. */
+static void sroce_tx_out(struct net *net, struct sroce_dev *sdev,
+			 struct sk_buff *skb, bool ipv6)
+{
+	if (ipv6)
+		ip6_local_out(net, sroce_sock_sk(sdev->sock, true), skb);
+	else
+		ip_local_out(net, sroce_sock_sk(sdev->sock, false), skb);
+}
+
+/*
+ * Whether a packet on route @dst may go in a list at all: IPv4 to another
+ * host, a QP not paced, and a netdev that segments the list before any
+ * packet tap sees it. A netdev that takes lists as they are (veth, a
+ * bridge, loopback: NETIF_F_GSO_FRAGLIST) would hand the whole list to
+ * whatever captures on it or on its peer (tcpdump, a packet-level RoCE
+ * peer) as one frame: there each packet goes alone.
  */
-int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
-		struct dst_cache *cache, struct sroce_fields *f, u32 paylen,
-		sroce_fill_fn fill, void *priv)
+static bool sroce_tx_listable(const struct sroce_txb *b,
+			      struct dst_entry *dst, struct net_device *local,
+			      const struct sroce_av *av, unsigned int max)
+{
+	return !local && !av->ipv6 && max > 1 && !b->alone &&
+	       !(dst->dev->features & NETIF_F_GSO_FRAGLIST);
+}
+
+/* Whether an IPv4 packet of @len bytes on route @dst may join @b's list. */
+static bool sroce_txb_fits(const struct sroce_txb *b, struct dst_entry *dst,
+			   u32 len, unsigned int max)
+{
+	/* The head's IP length is the whole list's until segmentation. */
+	return b->n < max && skb_dst(b->head) == dst &&
+	       len - sizeof(struct iphdr) - sizeof(struct udphdr) == b->seg &&
+	       b->len + len <= IP_MAX_MTU;
+}
+
+/* Adds a finished IPv4 packet to @b's list, which takes @dst's reference. */
+static void sroce_txb_add(struct sroce_txb *b, struct sk_buff *skb,
+			  struct dst_entry *dst, u32 len)
+{
+	struct sk_buff *head = b->head;
+
+	if (!b->n) {
+		skb_dst_set(skb, dst);
+		b->head = skb;
+		b->last = skb;
+		b->len = len;
+		b->seg = len - sizeof(struct iphdr) - sizeof(struct udphdr);
+		b->n = 1;
+		return;
+	}
+	/* The head's route is the list's; segmentation copies it. */
+	dst_release(dst);
+	if (b->n == 1)
+		skb_shinfo(head)->frag_list = skb;
+	else
+		b->last->next = skb;
+	b->last = skb;
+	head->len += skb->len;
+	head->data_len += skb->len;
+	head->truesize += skb->truesize;
+	b->len += len;
+	b->n++;
+}
+
+/**
+ * sroce_txb_flush - send what @b holds
+ * @qp: the sender
+ * @b: its list, empty afterwards
+ *
+ * A list of two or more leaves as one GSO skb. Its head says, as GRO's
+ * lists do, the whole list's length in its UDP header, so a receiver on
+ * this host (a veth peer) takes it whole before it segments it;
+ * segmentation gives the head its own length back, which its ICRC covers.
+ */
+void sroce_txb_flush(struct sroce_qp *qp, struct sroce_txb *b)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sk_buff *skb = b->head;
+	struct skb_shared_info *sh;
+
+	if (!b->n)
+		return;
+	if (b->n > 1) {
+		sh = skb_shinfo(skb);
+		udp_hdr(skb)->len = htons(b->len - sizeof(struct iphdr));
+		sh->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+		sh->gso_size = b->seg;
+		sh->gso_segs = b->n;
+		/* The UDP checksum is zero: nothing for segmentation to do. */
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		sroce_count(sdev, SROCE_CNT_TX_BATCHES, 1);
+	}
+	b->head = NULL;
+	b->last = NULL;
+	b->n = 0;
+	rcu_read_lock();
+	sroce_tx_out(dev_net(sdev->ndev), sdev, skb, false);
+	rcu_read_unlock();
+}
+
+/*
+ * Builds one packet and sends it, or adds it to @b's list (NULL: no list).
+ * A packet that cannot join the list sends the list first, so a QP's
+ * packets leave in the order they were built.
+ */
+static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
+			struct dst_cache *cache, struct sroce_txb *b,
+			struct sroce_fields *f, u32 paylen, sroce_fill_fn fill,
+			void *priv)
 {
 	struct sroce_dev *sdev = qp->sdev;
 	struct net *net = dev_net(sdev->ndev);
 	u32 hlen, l3len, pad, len, crc;
+	unsigned int max = READ_ONCE(tx_batch);
 	struct net_device *local;
 	struct dst_entry *dst;
 	struct udphdr *udph;
@@ -267,6 +418,13 @@ int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
 
 	rcu_read_lock();
 	dst = sroce_route(sdev, av, cache, net, &local);
+	if (b && (IS_ERR(dst) || !sroce_tx_listable(b, dst, local, av, max))) {
+		/* This one leaves alone: the list before it goes first. */
+		sroce_txb_flush(qp, b);
+		b = NULL;
+	}
+	if (b && b->n && !sroce_txb_fits(b, dst, len, max))
+		sroce_txb_flush(qp, b);
 	if (IS_ERR(dst)) {
 		rcu_read_unlock();
 		sroce_count(sdev, SROCE_CNT_TX_DROP_ROUTE, 1);
@@ -294,7 +452,7 @@ int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
 	if (av->ipv6)
 		sroce_build_ip6(skb, av, tos, len);
 	else
-		sroce_build_ip4(skb, net, av, tos, len);
+		sroce_build_ip4(skb, net, av, tos, len, b, max);
 
 	icrc = !local || READ_ONCE(local_icrc);
 	if (icrc) {
@@ -330,16 +488,50 @@ int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
 	if (local) {
 		dst_release(dst);
 		sroce_rx_local(skb, local, icrc);
-		rcu_read_unlock();
-		return 0;
+	} else if (b) {
+		sroce_txb_add(b, skb, dst, len);
+		if (b->n >= max)
+			sroce_txb_flush(qp, b);
+	} else {
+		skb_dst_set(skb, dst);
+		sroce_tx_out(net, sdev, skb, av->ipv6);
 	}
-	skb_dst_set(skb, dst);
-	if (av->ipv6)
-		ip6_local_out(net, sroce_sock_sk(sdev->sock, true), skb);
-	else
-		ip_local_out(net, sroce_sock_sk(sdev->sock, false), skb);
 	rcu_read_unlock();
 	return 0;
+}
+
+/**
+ * sroce_tx_to - build and send one packet of a QP to an address vector
+ * @qp: the sender
+ * @av: where the packet goes
+ * @cache: the route to @av's peer, or NULL
+ * @f: the transport headers; the pad count is filled in here
+ * @paylen: payload bytes
+ * @fill: copies the payload to its first argument, updating the CRC (when
+ *	the CRC pointer is not NULL)
+ * @priv: for @fill
+ *
+ * Returns 0 when the packet left (or was dropped on the way, as the wire
+ * may drop it: the sender's timers recover), or what @fill returned.
+ */
+int sroce_tx_to(struct sroce_qp *qp, const struct sroce_av *av,
+		struct dst_cache *cache, struct sroce_fields *f, u32 paylen,
+		sroce_fill_fn fill, void *priv)
+{
+	return sroce_tx_one(qp, av, cache, NULL, f, paylen, fill, priv);
+}
+
+/*
+ * A packet of a connected QP, to its peer, on @b's list: it leaves when
+ * the list is full or flushed (sroce_txb_flush()), or before the next
+ * packet that cannot join it.
+ */
+int sroce_tx_batch(struct sroce_qp *qp, struct sroce_txb *b,
+		   struct sroce_fields *f, u32 paylen, sroce_fill_fn fill,
+		   void *priv)
+{
+	return sroce_tx_one(qp, &qp->av, &qp->dst_cache, b, f, paylen, fill,
+			    priv);
 }
 
 /* A packet of a connected QP, to its peer. */

@@ -29,6 +29,7 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_TX_BYTES] = { .name = "tx_bytes" },
 	[SROCE_CNT_TX_DROP_ROUTE] = { .name = "tx_drop_route" },
 	[SROCE_CNT_TX_DROP_NOMEM] = { .name = "tx_drop_nomem" },
+	[SROCE_CNT_TX_BATCHES] = { .name = "tx_batches" },
 	[SROCE_CNT_TX_CNP] = { .name = "tx_cnp" },
 	[SROCE_CNT_RATE_CUTS] = { .name = "rate_cuts" },
 	[SROCE_CNT_PACED] = { .name = "paced" },

@@ -34,6 +34,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_BYTES,		/* UDP payload bytes */
 	SROCE_CNT_TX_DROP_ROUTE,	/* no route to the destination */
 	SROCE_CNT_TX_DROP_NOMEM,
+	SROCE_CNT_TX_BATCHES,		/* packet lists sent as one (tx_batch) */
 	SROCE_CNT_TX_CNP,		/* CNPs sent for CE marks */
 	SROCE_CNT_RATE_CUTS,		/* rate cuts for CNPs received */
 	SROCE_CNT_PACED,		/* requester runs held by the rate */
