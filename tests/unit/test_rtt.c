@@ -59,11 +59,68 @@ static void test_large(void)
 	   "nor in the timeout");
 }
 
+/* The window of a QP on a path of @rate PSNs/s and @min_us round trip. */
+static u32 bdp_run(struct sroce_bdp *b, u64 rate, u32 min_us, u32 base,
+		   u32 cap, int rounds)
+{
+	u32 w = base, us, got;
+	int i;
+
+	for (i = 0; i < rounds; i++) {
+		/*
+		 * A window's worth arrives in a round trip; beyond the path's
+		 * product it queues, and the round trip grows. The first
+		 * timed packet of a QP meets an empty path.
+		 */
+		us = min_us;
+		got = w;
+		if (!b->min_us && (u64)w * 1000000 / rate > us)
+			got = rate * us / 1000000;
+		else if ((u64)w * 1000000 / rate > us)
+			us = (u64)w * 1000000 / rate;
+		sroce_bdp_sample(b, us, got);
+		w = sroce_bdp_window(b, base, cap);
+	}
+	return w;
+}
+
+static void test_bdp(void)
+{
+	struct sroce_bdp b = {};
+	u32 w;
+
+	is(sroce_bdp_window(&b, 1024, 16384), 1024U, "no sample: the fixed window");
+	/* A LAN: 100 us, 100,000 PSNs/s: a product of 10 PSNs. */
+	w = bdp_run(&b, 100000, 100, 1024, 16384, 50);
+	is(w, 1024U, "a LAN keeps the fixed window");
+	/* 20 ms, 50,000 PSNs/s (50 MB/s at MTU 1024): a product of 1000. */
+	b = (struct sroce_bdp){};
+	w = bdp_run(&b, 50000, 20000, 256, 16384, 1);
+	is(w, 512U, "a window-limited round trip doubles the window");
+	w = bdp_run(&b, 50000, 20000, 256, 16384, 50);
+	is(w, 2000U, "then it holds at twice the path's product (%u)", w);
+	is(b.min_us, 20000U, "the queue it builds does not count as path");
+	/* A faster path with the same delay: capped. */
+	b = (struct sroce_bdp){};
+	w = bdp_run(&b, 10000000, 20000, 256, 16384, 50);
+	is(w, 16384U, "never above the cap");
+	/* The path slows to a tenth: the window follows down. */
+	b = (struct sroce_bdp){};
+	bdp_run(&b, 50000, 20000, 256, 16384, 50);
+	w = bdp_run(&b, 5000, 20000, 256, 16384, 100);
+	is(w, 256U, "a slower path shrinks it back to the floor (%u)", w);
+	/* Zero-time samples and empty ones do no harm. */
+	b = (struct sroce_bdp){};
+	sroce_bdp_sample(&b, 0, 0);
+	is(sroce_bdp_window(&b, 256, 4096), 256U, "an empty sample keeps the floor");
+}
+
 int main(void)
 {
 	test_first_sample();
 	test_smoothing();
 	test_floor_and_backoff();
 	test_large();
+	test_bdp();
 	return tap_done();
 }

@@ -211,7 +211,10 @@ struct sroce_qp {
 		bool rtt_hold;	/* PSNs before rtt_fresh may have gone twice */
 		u32 rtt_psn;
 		u32 rtt_fresh;
+		u32 rtt_base;	/* comp.psn when rtt_psn's timing began */
 		u64 rtt_t0;
+		/* PSNs per round trip, which sizes the window (rtt.h). */
+		struct sroce_bdp bdp;
 		u8 rto_shift;	/* early resends since the last progress */
 		struct sroce_wake_timer rto;	/* the early resend */
 		/* The early resend sent probe_psn alone; no answer yet. */

@@ -84,6 +84,7 @@ void sroce_comp_reset(struct sroce_qp *qp, u32 prod)
 	qp->comp.rnr_wait = false;
 	/* A new connection may take another path. */
 	qp->comp.rtt = (struct sroce_rtt){};
+	qp->comp.bdp = (struct sroce_bdp){};
 	qp->comp.rtt_on = false;
 	qp->comp.rtt_hold = false;
 	qp->comp.rto_shift = 0;
@@ -136,6 +137,7 @@ static void sroce_comp_ackreq(struct sroce_qp *qp)
 		qp->comp.rtt_hold = false;
 		qp->comp.rtt_on = true;
 		qp->comp.rtt_psn = psn;
+		qp->comp.rtt_base = qp->comp.psn;
 		qp->comp.rtt_t0 = qp->req.ackreq_ns;
 	}
 	/* Per packet that asks for an ACK: nothing more while they are off. */
@@ -176,10 +178,15 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	qp->comp.gap = false;
 	if (qp->comp.rtt_on &&
 	    sroce_psn_before(qp->comp.rtt_psn, qp->comp.psn)) {
+		u32 us = div_u64(ktime_get_ns() - qp->comp.rtt_t0,
+				 NSEC_PER_USEC);
+
 		qp->comp.rtt_on = false;
-		sroce_rtt_sample(&qp->comp.rtt,
-				 div_u64(ktime_get_ns() - qp->comp.rtt_t0,
-					 NSEC_PER_USEC));
+		sroce_rtt_sample(&qp->comp.rtt, us);
+		/* What the peer took in that round trip sizes the window. */
+		sroce_bdp_sample(&qp->comp.bdp, us,
+				 sroce_psn_diff(qp->comp.psn,
+						qp->comp.rtt_base));
 		sroce_count(qp->sdev, SROCE_CNT_RTT_SAMPLES, 1);
 	}
 	qp->comp.rto_shift = 0;

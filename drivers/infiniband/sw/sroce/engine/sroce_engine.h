@@ -10,17 +10,24 @@
 #include "core/sroce_qp.h"
 
 /*
- * Requests the requester keeps unacknowledged, in PSNs. Go-back-N resends
- * up to this much per loss: 1024 sent six packets per packet delivered at
- * 1% loss (make bench); 256 still covers the bandwidth-delay product of a
- * 25 Gb/s link with a 50 us round trip at MTU 4096.
+ * Requests the requester keeps unacknowledged, in PSNs, before it has
+ * measured its path: go-back-N resends up to this much per loss (1024
+ * sent six packets per packet delivered at 1% loss, make bench); 256
+ * still covers the bandwidth-delay product of a 25 Gb/s link with a
+ * 50 us round trip at MTU 4096. Once the round trip is measured, the
+ * window is twice the path's product (struct sroce_bdp, rtt.h), never
+ * below this and never above SROCE_MAX_INFLIGHT_CAP: a 20 ms path is
+ * filled, a LAN keeps this.
  */
 #define SROCE_MAX_INFLIGHT	256
+#define SROCE_MAX_INFLIGHT_CAP	4096
 /*
  * The window towards a responder that keeps what comes past a gap
  * (selective repeat, sroce_ooo.c): a loss costs one packet, not the
  * window, and the oldest gap holds the window's start for a round trip
- * while the rest flows; at 1% loss, 256 filled behind such gaps.
+ * while the rest flows; at 1% loss, 256 filled behind such gaps. It
+ * stays at the responder's slots past a gap (SROCE_OOO_SLOTS): beyond
+ * them a gap would cost what follows again.
  */
 #define SROCE_SR_INFLIGHT	1024
 /* sroce_sq.c: send-queue bookkeeping the requester and completer share */

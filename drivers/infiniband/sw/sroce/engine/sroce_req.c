@@ -3,8 +3,10 @@
  * sroce: the requester. It copies send WQEs out of the SQ ring, checks
  * them, gives them PSNs and sends their packets, segmented by the path
  * MTU, within the limits the completer's progress sets: a window of
- * SROCE_MAX_INFLIGHT PSNs (SROCE_SR_INFLIGHT towards a responder that
- * does selective repeat), max_rd_atomic reads and atomics, fences. The
+ * PSNs (sroce_req_window(): the path's bandwidth-delay product within
+ * SROCE_MAX_INFLIGHT and SROCE_MAX_INFLIGHT_CAP, or SROCE_SR_INFLIGHT
+ * towards a responder that does selective repeat), max_rd_atomic reads
+ * and atomics, fences. The
  * completer moves it back (sroce_sq_rewind()) to retransmit.
  *
  * Ring indices: comp.head <= req.cur <= req.fetched <= the ring's prod.
@@ -445,12 +447,24 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 	return div_u64(s->length + qp->mtu - 1, qp->mtu);
 }
 
+/*
+ * The PSNs that may be unacknowledged: towards a peer that does selective
+ * repeat, what its slots past a gap hold; otherwise the path's
+ * bandwidth-delay product, doubled, within the fixed bounds.
+ */
+static u32 sroce_req_window(struct sroce_qp *qp)
+{
+	if (qp->comp.peer_sr)
+		return SROCE_SR_INFLIGHT;
+	return sroce_bdp_window(&qp->comp.bdp, SROCE_MAX_INFLIGHT,
+				SROCE_MAX_INFLIGHT_CAP);
+}
+
 /* Would a packet at @psn leave the PSN window? Counted as a stall. */
 static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
 {
 	if (!sroce_qp_acked(qp) ||
-	    sroce_psn_diff(psn, qp->comp.psn) <
-	    (qp->comp.peer_sr ? SROCE_SR_INFLIGHT : SROCE_MAX_INFLIGHT))
+	    sroce_psn_diff(psn, qp->comp.psn) < sroce_req_window(qp))
 		return false;
 	qp->window_full++;
 	sroce_count(qp->sdev, SROCE_CNT_WINDOW_FULL, 1);

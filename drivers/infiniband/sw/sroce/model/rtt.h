@@ -17,6 +17,15 @@
  * doubling RTO after each such resend, and charges nothing: the
  * responder takes what arrives twice as a duplicate. Only the local ACK
  * timer, which runs from the last progress, counts against retry_cnt.
+ *
+ * The same samples size the requester's window (struct sroce_bdp): each
+ * says how many PSNs the peer acknowledged in one round trip, so a rate;
+ * the window is twice the most recent rates times the least round trip
+ * seen (the bandwidth-delay product, without the queue the window itself
+ * builds), never below the fixed window of old and never above a cap.
+ * While the window limits, the PSNs a round trip delivers are the window,
+ * so it doubles each round trip until the path, not the window, sets the
+ * rate: a 20 ms path is filled, and a LAN keeps the fixed window.
  */
 #ifndef SROCE_RTT_H
 #define SROCE_RTT_H
@@ -84,6 +93,41 @@ static inline u64 sroce_rto_us(const struct sroce_rtt *r, u32 shift)
 	if (shift > SROCE_RTO_MAX_SHIFT)
 		shift = SROCE_RTO_MAX_SHIFT;
 	return rto << shift;
+}
+
+/* PSNs a round trip may deliver, and the rate in PSNs per second. */
+struct sroce_bdp {
+	u32 min_us;	/* the least round trip seen; 0: no sample yet */
+	u64 rate;	/* the most of recent rates, each decaying 1/8 a sample */
+	u32 psns;	/* rate x min_us: the bandwidth-delay product, in PSNs */
+};
+
+/* A round trip of @us microseconds in which @psns PSNs were acknowledged. */
+static inline void sroce_bdp_sample(struct sroce_bdp *b, u32 us, u32 psns)
+{
+	u64 r, bdp;
+
+	if (!us)
+		us = 1;
+	if (!b->min_us || us < b->min_us)
+		b->min_us = us;
+	r = div_u64((u64)psns * 1000000, us);
+	b->rate -= b->rate >> 3;
+	if (r > b->rate)
+		b->rate = r;
+	bdp = div_u64(b->rate * b->min_us, 1000000);
+	b->psns = bdp > U32_MAX ? U32_MAX : bdp;
+}
+
+/* The window in PSNs: twice the product, within [@base, @cap]. */
+static inline u32 sroce_bdp_window(const struct sroce_bdp *b, u32 base,
+				   u32 cap)
+{
+	u64 w = 2ULL * b->psns;
+
+	if (w < base)
+		return base;
+	return w > cap ? cap : w;
 }
 
 #endif /* SROCE_RTT_H */

@@ -73,6 +73,8 @@ static int sroce_qp_show(struct seq_file *m, void *v)
 	rtt.rttvar4 = READ_ONCE(qp->comp.rtt.rttvar4);
 	seq_printf(m, "srtt_us\t%llu\n", sroce_rtt_srtt_us(&rtt));
 	seq_printf(m, "rttvar_us\t%llu\n", sroce_rtt_var_us(&rtt));
+	seq_printf(m, "min_rtt_us\t%u\n", READ_ONCE(qp->comp.bdp.min_us));
+	seq_printf(m, "bdp_psns\t%u\n", READ_ONCE(qp->comp.bdp.psns));
 	seq_printf(m, "expected_psn\t%u\n", READ_ONCE(qp->resp.psn));
 	/* Selective repeat (sroce_ooo.c): the peer does it, requests kept. */
 	seq_printf(m, "peer_sr\t%u\n", READ_ONCE(qp->comp.peer_sr));

@@ -9,6 +9,8 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/build_bug.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/string.h>
 #else
 #include <linux/types.h>
@@ -21,6 +23,11 @@ typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
 typedef __s32 s32;
+#define U32_MAX	((u32)~0U)
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
 #endif
 
 #endif /* SROCE_PROTO_TYPES_H */
