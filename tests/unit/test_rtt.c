@@ -45,7 +45,8 @@ static void test_floor_and_backoff(void)
 	is(sroce_rto_us(&r, 40), (unsigned long long)SROCE_RTO_MIN_US <<
 	   SROCE_RTO_MAX_SHIFT, "the doubling stops");
 	sroce_rtt_sample(&r, 0);
-	ok(sroce_rtt_srtt_us(&r) >= 1, "a zero sample keeps SRTT above 0 (%llu)", sroce_rtt_srtt_us(&r));
+	ok(sroce_rtt_srtt_us(&r) >= 1,
+	   "a zero sample keeps SRTT above 0 (%llu)", sroce_rtt_srtt_us(&r));
 }
 
 static void test_large(void)
