@@ -1224,10 +1224,16 @@ static void rc_check_inv_stream(struct rc_ctx *c, enum rc_inv how)
 {
 	bool send_inv = how == RC_INV_SEND;
 	const char *inv = rc_inv_name[how];
-	/* Seen once (6.1): the stream's READ then never completed. */
+	/*
+	 * Seen once (6.1): the stream's READ then never completed. Seen under
+	 * a host hog (6.1): rdma_rxe checks an MR's key and state at the
+	 * packet that carries the RETH only (rxe_resp.c keeps resp.mr for
+	 * the rest), so the later packets of a WRITE begun before the
+	 * invalidation land after it completed.
+	 */
 	const char *dev = send_inv ?
 		"a READ racing a SEND_WITH_INV of its rkey may not complete" :
-		NULL;
+		"a WRITE begun before an invalidation lands after it completes";
 	bool pass = true, clean = true, cl;
 	int r, n, total = 0;
 
