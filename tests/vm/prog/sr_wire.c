@@ -35,8 +35,8 @@
  * outstanding gets nothing; a NAK without SR goes back N from its PSN and
  * completes what is before it; a resend stopped inside a WRITE that an ACK
  * then completes goes on with the next WRITE whole. 256 PSNs are
- * outstanding at the most, 1024
- * after an ACK with SR, 256 again after one without. Early resends on: an
+ * outstanding at the most until a round trip is timed, then never more
+ * than 1024 while the ACKs carry SR. Early resends on: an
  * RTO after the last request, the oldest PSN not answered alone, with
  * AckReq; an ACK for just it, and the rest follows; an ACK past it, and
  * only probes of the next PSN follow.
@@ -674,7 +674,56 @@ static int stream(unsigned int sq, unsigned int from, unsigned int n)
 	return got == n && quiet();
 }
 
-/* 256 PSNs outstanding at the most, 1024 after an ACK with SR. */
+/*
+ * The rest of a WRITE from @sq, from PSN +@from on, the first @acked
+ * answered: a round at a time, each PSN once and never more than
+ * SR_WINDOW outstanding, each round at least 256 on from what was
+ * answered (or to the last), then an ACK with SR for all that came.
+ * 1 once PSN +@n - 1 came and was answered, or 0 (what came is printed).
+ */
+#define SR_WINDOW	1024
+static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
+		  unsigned int acked, unsigned int n)
+{
+	static unsigned char seen[SLEN / MTU];
+	unsigned int d, top = from, most = 0, rounds = 0;
+	struct wire_got g;
+
+	memset(seen, 0, sizeof(seen));
+	while (acked < n) {
+		while (wire_recv(&g, 2000)) {
+			d = sroce_psn_diff(g.pkt.f.psn, sq);
+			if (d < from || d >= n || seen[d] ||
+			    d - acked >= SR_WINDOW ||
+			    g.pkt.info->op != SROCE_OP_WRITE || !g.pkt.f.sr) {
+				printf("# round %u, +%u answered: then %s PSN +%d SR %d\n",
+				       rounds, acked, g.pkt.info->name, d,
+				       g.pkt.f.sr);
+				return 0;
+			}
+			seen[d] = 1;
+		}
+		while (top < n && seen[top])
+			top++;
+		if (top - acked < (n - acked < 256 ? n - acked : 256)) {
+			printf("# round %u: +%u answered, only up to +%u came\n",
+			       rounds, acked, top);
+			return 0;
+		}
+		most = top - acked > most ? top - acked : most;
+		if (answer(qp, sroce_psn_add(sq, top - 1), ACK_OK, true))
+			return 0;
+		acked = top;
+		rounds++;
+	}
+	printf("# %u rounds, at most %u outstanding\n", rounds, most);
+	return 1;
+}
+
+/*
+ * 256 PSNs outstanding until a round trip is timed; then twice the path's
+ * bandwidth-delay product, at most 1024 after an ACK with SR.
+ */
 static void window(void)
 {
 	unsigned int sq = 0x1000, n = SLEN / MTU;
@@ -685,16 +734,18 @@ static void window(void)
 	check(!post_write(qp, 9, 0, SLEN) && stream(sq, 0, 256),
 	      "a WRITE of %u packets, nothing answered: 256 requests, then it waits",
 	      n);
-	check(!answer(qp, sq, ACK_OK, true) && stream(sq, 256, 769),
-	      "an ACK with SR for the first: up to 1024 outstanding, 769 more");
+	check(!answer(qp, sq, ACK_OK, true) && stream(sq, 256, 1),
+	      "an ACK with SR for the first: one more, the window still 256");
 	check(!answer(qp, sroce_psn_add(sq, 1), ACK_OK, false) &&
-	      quiet(),
-	      "an ACK without SR for the second: back to 256, nothing more");
+	      stream(sq, 257, 1),
+	      "an ACK without SR for the second: one more");
 	check(!answer(qp, sroce_psn_add(sq, 99), ACK_OK, true) &&
-	      stream(sq, 1025, n - 1025),
-	      "an ACK with SR for the 100th: the last %u", n - 1025);
-	check(!answer(qp, sroce_psn_add(sq, n - 1), ACK_OK, true) && wcs_ok(9, 1),
-	      "an ACK for the last completes it");
+	      stream(sq, 258, 98),
+	      "an ACK with SR for the 100th: 98 more");
+	check(follow(qp, sq, 356, 100, n),
+	      "ACKs with SR for all that came, round by round: the rest, at least 256 and at most %d outstanding",
+	      SR_WINDOW);
+	check(wcs_ok(9, 1), "an ACK for the last completes it");
 	ibv_destroy_qp(qp);
 }
 

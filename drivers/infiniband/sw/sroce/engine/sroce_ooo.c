@@ -18,7 +18,7 @@
  * resend's to find (sroce_comp.c).
  *
  * The responder's ACKs carry SROCE_BTH_SR too, while the peer's requests
- * do and the device has it on: the requester's window then grows to
+ * do and the device has it on: the requester's window may then grow to
  * SROCE_SR_INFLIGHT, as a gap no longer costs the window. One slot per
  * PSN of it, by PSN: a request further ahead is dropped as without
  * selective repeat.

@@ -3,10 +3,10 @@
  * sroce: the requester. It copies send WQEs out of the SQ ring, checks
  * them, gives them PSNs and sends their packets, segmented by the path
  * MTU, within the limits the completer's progress sets: a window of
- * PSNs (sroce_req_window(): the path's bandwidth-delay product within
- * SROCE_MAX_INFLIGHT and SROCE_MAX_INFLIGHT_CAP, or SROCE_SR_INFLIGHT
- * towards a responder that does selective repeat), max_rd_atomic reads
- * and atomics, fences. The
+ * PSNs (sroce_req_window(): twice the path's bandwidth-delay product,
+ * at least SROCE_MAX_INFLIGHT, at most SROCE_MAX_INFLIGHT_CAP or, towards
+ * a responder that does selective repeat, SROCE_SR_INFLIGHT),
+ * max_rd_atomic reads and atomics, fences. The
  * completer moves it back (sroce_sq_rewind()) to retransmit.
  *
  * Ring indices: comp.head <= req.cur <= req.fetched <= the ring's prod.
@@ -448,15 +448,15 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 }
 
 /*
- * The PSNs that may be unacknowledged: towards a peer that does selective
- * repeat, what its slots past a gap hold; otherwise the path's
- * bandwidth-delay product, doubled, within the fixed bounds.
+ * The PSNs that may be unacknowledged: the path's bandwidth-delay
+ * product, doubled, never below SROCE_MAX_INFLIGHT; at most what the
+ * peer's slots past a gap hold when it does selective repeat, else
+ * SROCE_MAX_INFLIGHT_CAP.
  */
 static u32 sroce_req_window(struct sroce_qp *qp)
 {
-	if (qp->comp.peer_sr)
-		return SROCE_SR_INFLIGHT;
 	return sroce_bdp_window(&qp->comp.bdp, SROCE_MAX_INFLIGHT,
+				qp->comp.peer_sr ? SROCE_SR_INFLIGHT :
 				SROCE_MAX_INFLIGHT_CAP);
 }
 
