@@ -30,8 +30,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # The kernel may have started us without a console on fd 0-2.
 exec </dev/null >/dev/console 2>&1
 # First words at once: vm-run.sh takes 60 s of silence from /init for a
-# boot hang, and on the debug kernel the virtio NIC's probe in the
-# modprobe below takes ~25 s by itself.
+# boot hang, and the debug kernel is slow to reach the lines below.
 printf '\nsroce-init: started on %s\n' "$(uname -r)"
 
 # Parameters from the kernel command line (vm-run.sh sets them).
@@ -131,14 +130,19 @@ else
 fi
 
 # kmemleak: unload the driver and its test modules (what they still hold
-# becomes unreferenced if it leaked), let the objects age past kmemleak's
-# 5 s minimum and scan twice (the second drops false positives of objects
-# in flight); a report fails the run like a splat.
+# becomes unreferenced if it leaked) and scan twice (the second drops
+# false positives of objects in flight); the second scan starts when
+# every object the modules held is past kmemleak's 5 s minimum age (a
+# scan of the debug kernel takes about 9 s, so it rarely waits; 7 whole
+# seconds of $SECONDS are at least 6 real ones).
 leaks=''
 if [ -w $kml ]; then
 	modprobe -r sroce_test_kverbs sroce_test_rc sroce rdma_rxe 2>/dev/null
-	sleep 6
+	unloaded=$SECONDS
 	echo scan >$kml
+	while [ $((SECONDS - unloaded)) -lt 7 ]; do
+		sleep 1
+	done
 	echo scan >$kml
 	leaks=$(sed 's/^/kmemleak: /' $kml)
 	log "kmemleak: $(grep -c 'unreferenced object' <<<"$leaks") unreferenced objects after the test"
