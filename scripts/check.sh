@@ -59,18 +59,21 @@ fi
 
 # step NAME CMD...: run CMD, log it, record one TAP line.
 step() {
-	local name=$1 log
+	local name=$1 log t0
 	shift
 	[ $list = 0 ] || return 0
 	n=$((n + 1))
 	log=$res/step-$n.log
 	echo "== $name"
+	t0=$(date +%s)
 	if "$@" > "$log" 2>&1; then
 		echo "ok $n - $name" | tee -a "$host"
 	else
 		echo "not ok $n - $name (log: $log)" | tee -a "$host"
 		tail -n 30 "$log" | sed 's/^/#   /'
 	fi
+	# Where CI's minutes go, step by step (the VM runs say their own).
+	echo "# step $n took $(( $(date +%s) - t0 )) s"
 }
 
 # Any output from sparse or a compiler warning is a failure (the build
@@ -277,7 +280,7 @@ done
 # The debug pass (DEBUG_KERNEL=1; CI runs it): the core suites on a kernel
 # with KASAN, lockdep, kmemleak, CSD lock and list debugging, built from
 # Debian's linux-source-6.1 (scripts/debug-kernel.sh, cached outside the
-# tree), and the random-verbs generator for 10 minutes. Slower under the
+# tree), and the random-verbs generator for 5 minutes. Slower under the
 # debug options, so each run gets more time.
 if [ "${DEBUG_KERNEL:-0}" = 1 ]; then
 	dstart=$(date +%s)
