@@ -32,6 +32,8 @@ typedef int (*sroce_fill_fn)(void *dst, u32 len, u32 *crc, void *priv);
  * @seg: UDP payload bytes of each (they are all the same size)
  * @id: the IPv4 identification of @head; packet i carries @id + i
  * @n: packets held
+ * @max: the most packets this list may hold: tx_batch when @head was
+ *	built, as many identifications as @head reserved
  * @alone: the packets from now on leave one by one (a paced QP)
  *
  * One owner (the pass that sends) and no lock; it lives on the owner's
@@ -45,6 +47,7 @@ struct sroce_txb {
 	u16 seg;
 	u16 id;
 	u8 n;
+	u8 max;
 	bool alone;
 };
 

@@ -157,8 +157,10 @@ static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
 		iph->id = htons(b->id + b->n);
 	} else {
 		__ip_select_ident(net, iph, b ? max : 1);
-		if (b)
+		if (b) {
 			b->id = ntohs(iph->id);
+			b->max = max;
+		}
 	}
 	skb->protocol = htons(ETH_P_IP);
 }
@@ -312,12 +314,15 @@ static bool sroce_tx_listable(const struct sroce_txb *b,
 	       !(dst->dev->features & NETIF_F_GSO_FRAGLIST);
 }
 
-/* Whether an IPv4 packet of @len bytes on route @dst may join @b's list. */
+/*
+ * Whether an IPv4 packet of @len bytes on route @dst may join @b's list:
+ * within the bound its head took (tx_batch may have changed since).
+ */
 static bool sroce_txb_fits(const struct sroce_txb *b, struct dst_entry *dst,
-			   u32 len, unsigned int max)
+			   u32 len)
 {
 	/* The head's IP length is the whole list's until segmentation. */
-	return b->n < max && skb_dst(b->head) == dst &&
+	return b->n < b->max && skb_dst(b->head) == dst &&
 	       len - sizeof(struct iphdr) - sizeof(struct udphdr) == b->seg &&
 	       b->len + len <= IP_MAX_MTU;
 }
@@ -423,7 +428,7 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 		sroce_txb_flush(qp, b);
 		b = NULL;
 	}
-	if (b && b->n && !sroce_txb_fits(b, dst, len, max))
+	if (b && b->n && !sroce_txb_fits(b, dst, len))
 		sroce_txb_flush(qp, b);
 	if (IS_ERR(dst)) {
 		rcu_read_unlock();
@@ -490,7 +495,7 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 		sroce_rx_local(skb, local, icrc);
 	} else if (b) {
 		sroce_txb_add(b, skb, dst, len);
-		if (b->n >= max)
+		if (b->n >= b->max)
 			sroce_txb_flush(qp, b);
 	} else {
 		skb_dst_set(skb, dst);
