@@ -33,8 +33,9 @@ help:
 	@echo "make demo      boot a VM, add an sroce device, show ibv_devinfo"
 	@echo "make check     every build, static check and test; prints N passed, N failed"
 	@echo "               [SHAKE=1: all of it under a CPU hog on every host core]"
-	@echo "               [DEBUG_KERNEL=1: and the core suites on a KASAN/lockdep/"
-	@echo "               kmemleak kernel built from linux-source-6.1, as CI runs it]"
+	@echo "               [DEBUG_KERNEL=1: and core suites on a KASAN/lockdep/"
+	@echo "               kmemleak kernel built from linux-source-6.1, as CI runs it;"
+	@echo "               DEBUG_KERNEL=full: the whole core list on it, by hand]"
 	@echo "make bench     perftest on rdma_rxe and sroce in one VM, then TCP/rxe/sroce"
 	@echo "               between two VMs under loss, the ULPs, congestion control on"
 	@echo "               a shared bottleneck: median-of-3 tables [PROFILE=1]"
@@ -144,7 +145,7 @@ demo: deps
 	$(TOP)/scripts/vm-run.sh tests/vm/suites/demo.sh
 
 # SHAKE=1 runs it all under a CPU hog on every core; DEBUG_KERNEL=1 adds
-# the debug-kernel pass (scripts/check.sh).
+# the debug-kernel pass, DEBUG_KERNEL=full a longer one (scripts/check.sh).
 check:
 	SHAKE=$(SHAKE) DEBUG_KERNEL=$(DEBUG_KERNEL) $(TOP)/scripts/check.sh
 
