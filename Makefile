@@ -34,7 +34,7 @@ help:
 	@echo "make check     every build, static check and test; prints N passed, N failed"
 	@echo "               [SHAKE=1: all of it under a CPU hog on every host core]"
 	@echo "               [DEBUG_KERNEL=1: and core suites on a KASAN/lockdep/"
-	@echo "               kmemleak kernel built from linux-source-6.1, as CI runs it;"
+	@echo "               kmemleak kernel built from linux-source-6.1;"
 	@echo "               DEBUG_KERNEL=full: the whole core list on it, by hand]"
 	@echo "make bench     perftest on rdma_rxe and sroce in one VM, then TCP/rxe/sroce"
 	@echo "               between two VMs under loss, the ULPs, congestion control on"

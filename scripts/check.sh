@@ -285,7 +285,7 @@ for e in ${suites612[@]+"${suites612[@]}"} ${only612[@]+"${only612[@]}"}; do
 	vm_suite "$e" "$k612" "$top/build/stage-$k612"
 done
 
-# The debug pass (DEBUG_KERNEL=1; CI runs it): the core suites on a kernel
+# The debug pass (DEBUG_KERNEL=1, by hand): core suites on a kernel
 # with KASAN, lockdep, kmemleak, CSD lock and list debugging, built from
 # Debian's linux-source-6.1 (scripts/debug-kernel.sh, cached outside the
 # tree), and the random-verbs generator; DEBUG_KERNEL=full (by hand) runs
