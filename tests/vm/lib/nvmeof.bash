@@ -113,8 +113,11 @@ nvme_connect() {
 		nvme connect -t rdma -a "$addr" -s 4420 -n "$nvmeof_nqn" "$@"
 	ok "nvme_state_is live 30" "the controller is live" ||
 		diag "$(nvme list-subsys 2>&1; dmesg | tail -n 20)"
-	for _ in $(seq 100); do
-		nvme_ns 1 >/dev/null && nvme_ns 2 >/dev/null && break
+	# The block device's sysfs entry comes before its /dev node (the
+	# kernel adds that after): wait for the nodes, up to 60 s.
+	local t0=$SECONDS
+	while [ $((SECONDS - t0)) -lt 60 ]; do
+		ns1=$(nvme_ns 1) && ns2=$(nvme_ns 2) && [ -b "$ns1" ] && [ -b "$ns2" ] && break
 		sleep 0.1
 	done
 	ns1=$(nvme_ns 1) || ns1=
