@@ -37,7 +37,7 @@ say() {
 fio_read() {
 	local impl=$1 name=$2 dev=$3 f=$4 scale=$5 out v
 	shift 5
-	out=$(fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 \
+	out=$(fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --allow_file_create=0 \
 		--time_based --runtime="$SECS" --output-format=terse --terse-version=3 "$@" 2>&1)
 	v=$(awk -F';' -v f="$f" -v s="$scale" 'NF > 40 { printf "%.1f", $f * s }' <<<"$out")
 	say "$impl" "$name" "$v" "$([ "$f" = 8 ] && echo IOPS || echo MB/s)" "$(tail -n 1 <<<"$out" | cut -c1-60)"

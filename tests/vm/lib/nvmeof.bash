@@ -123,7 +123,9 @@ nvme_connect() {
 	ns1=$(nvme_ns 1) || ns1=
 	ns2=$(nvme_ns 2) || ns2=
 	ok "$([ -b "$ns1" ] && [ -b "$ns2" ] && echo 1 || echo 0)" \
-		"its namespaces are block devices (${ns1:-none} ${ns2:-none})"
+		"its namespaces are block devices (${ns1:-none} ${ns2:-none})" ||
+		diag "$(ls -l /dev/nvme* 2>&1; grep -H . /sys/block/nvme*/dev \
+			/sys/class/nvme-subsystem/*/nvme*n*/dev 2>&1; dmesg | tail -n 30)"
 }
 
 # nvme_disconnect: the host lets go of the subsystem.
@@ -133,8 +135,13 @@ nvme_disconnect() {
 }
 
 # fio's options for checked I/O: direct, through libaio, the same random
-# sequence each run, crc32c in every block, checked as read, fatal.
-fio_checked=(--ioengine=libaio --direct=1 --randrepeat=1 --verify=crc32c --verify_fatal=1)
+# sequence each run, crc32c in every block, checked as read, fatal; never
+# a file of its own: a job that opens a namespace after its controller
+# went (no multipath head disk to hold the node) must fail, not create a
+# regular file at the node's path that the next connect's node cannot
+# replace.
+fio_checked=(--ioengine=libaio --direct=1 --randrepeat=1 --verify=crc32c --verify_fatal=1
+	--allow_file_create=0)
 
 # fio_run NAME DEV ARGS...: one fio job on DEV with fio_checked; it fails
 # on any I/O error and on any block that does not read back as written.
