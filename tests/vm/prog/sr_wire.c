@@ -19,8 +19,11 @@
  * asked for yet, and what fills the first of two holes is done alone.
  * ooo_kept counts what was kept. A READ kept past a gap is answered in its
  * turn, its PSNs not NAKed as missing, and the rest of it kept too does
- * not count as a hole still open; 200 kept are all done when the hole
- * fills, 32 NAKs at the most for a hole; a kept WRITE that fails is NAKed
+ * not count as a hole still open; 200 kept, and 3000 (past the 1024
+ * slots of old), are all done when the hole fills, 32 NAKs at the most
+ * for a hole, and one at P+4096, past the slots, is not kept; one QP
+ * holds at most a quarter of the device's bytes past gaps while another
+ * still keeps; a kept WRITE that fails is NAKed
  * in its turn and ends it; a MIDDLE that leaves nothing for the LAST is an
  * invalid request; what was kept is gone after a reset, and freed
  * with the QP (the sk_buffs come back), and what waits past a hole that
@@ -36,7 +39,7 @@
  * completes what is before it; a resend stopped inside a WRITE that an ACK
  * then completes goes on with the next WRITE whole. 256 PSNs are
  * outstanding at the most until a round trip is timed, then never more
- * than 1024 while the ACKs carry SR. Early resends on: an
+ * than 4096. Early resends on: an
  * RTO after the last request, the oldest PSN not answered alone, with
  * AckReq; an ACK for just it, and the rest follows; an ACK past it, and
  * only probes of the next PSN follow.
@@ -66,6 +69,7 @@
 #define OP(x)		SROCE_OPCODE(RC, x)
 #define QUIET		300		/* ms of silence that say "nothing" */
 #define NKEEP		768		/* requests kept past a hole, at once */
+#define SLOTS		4096	/* the largest window; the slots past a gap */
 #define NPLANT		1023		/* a stranger's, past a hole */
 #define HELLO		(LEN - WLEN)	/* where the peer's first WRITE goes */
 
@@ -245,7 +249,7 @@ static struct ibv_qp *qp_new_sr(unsigned int p, unsigned int sq)
 	return qp;
 }
 
-/* Counter @name grew from @from by @by (within 1 s): printed either way. */
+/* Counter @name grew from @from by @by (within 10 s): printed either way. */
 static int grew(const char *name, long long from, long long by)
 {
 	long long v = wire_counter_at(name, from + by);
@@ -677,11 +681,10 @@ static int stream(unsigned int sq, unsigned int from, unsigned int n)
 /*
  * The rest of a WRITE from @sq, from PSN +@from on, the first @acked
  * answered: a round at a time, each PSN once and never more than
- * SR_WINDOW outstanding, each round at least 256 on from what was
+ * SLOTS outstanding, each round at least 256 on from what was
  * answered (or to the last), then an ACK with SR for all that came.
  * 1 once PSN +@n - 1 came and was answered, or 0 (what came is printed).
  */
-#define SR_WINDOW	1024
 static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
 		  unsigned int acked, unsigned int n)
 {
@@ -694,7 +697,7 @@ static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
 		while (wire_recv(&g, 2000)) {
 			d = sroce_psn_diff(g.pkt.f.psn, sq);
 			if (d < from || d >= n || seen[d] ||
-			    d - acked >= SR_WINDOW ||
+			    d - acked >= SLOTS ||
 			    g.pkt.info->op != SROCE_OP_WRITE || !g.pkt.f.sr) {
 				printf("# round %u, +%u answered: then %s PSN +%d SR %d\n",
 				       rounds, acked, g.pkt.info->name, d,
@@ -722,7 +725,7 @@ static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
 
 /*
  * 256 PSNs outstanding until a round trip is timed; then twice the path's
- * bandwidth-delay product, at most 1024 after an ACK with SR.
+ * bandwidth-delay product, at most SLOTS (SROCE_MAX_INFLIGHT_CAP).
  */
 static void window(void)
 {
@@ -744,7 +747,7 @@ static void window(void)
 	      "an ACK with SR for the 100th: 98 more");
 	check(follow(qp, sq, 356, 100, n),
 	      "ACKs with SR for all that came, round by round: the rest, at least 256 and at most %d outstanding",
-	      SR_WINDOW);
+	      SLOTS);
 	check(wcs_ok(9, 1), "an ACK for the last completes it");
 	ibv_destroy_qp(qp);
 }
@@ -1063,48 +1066,73 @@ static void kept_stale(void)
 }
 
 /*
- * Many requests kept past a hole: when it fills, all are done in order,
- * in runs of the QP's budget, each run's ACK for the last it did (their
- * order on the veth is not looked at: runs may leave from either CPU).
+ * @n requests kept past a hole, sent from the furthest down (@n 3000:
+ * past the 1024 slots of old, as a 20 ms path's window needs): when it
+ * fills, all are done in order, in runs of the QP's budget, each run's
+ * ACK for the last it did (their order on the veth is not looked at:
+ * runs may leave from either CPU). A request at P+SLOTS, past the slots,
+ * is not kept: the IBTA's NAK for P. Sent 64 at a time, each 64 kept
+ * (ooo_kept) before the next, so that none is lost past the receive
+ * FIFO.
  */
-static void kept_many(void)
+static void kept_many(unsigned int p, unsigned int n)
 {
-	unsigned int p = 0x600, top = p - 1, n = 200;
+	unsigned int top = p - 1, i;
 	struct ibv_qp *qp = qp_new_sr(p, 0x100);
+	long long kept0 = counter("ooo_kept"), end, t0 = tap_now_ms();
 	const char *err = NULL;
 	struct wire_got g;
-	int i;
 
-	if (!check(qp != NULL, "kept many: a QP"))
+	if (!check(qp != NULL, "kept %u: a QP", n))
 		return;
 	model_reset();
-	for (i = n; i > 0 && !err; i--)
+	for (i = n; i > 0 && !err; i--) {
 		if (put(qp, p, i, true, false))
 			err = "send failed";
-	/* P+200 NAKs P to P+31, what the requester queues; then no more. */
+		if (err || (n - i + 1) % 64)
+			continue;
+		for (end = tap_now_ms() + 20000;
+		     counter("ooo_kept") < kept0 + n - i + 1; usleep(2000))
+			if (tap_now_ms() > end) {
+				err = "not kept as sent (ooo_kept, 20 s)";
+				break;
+			}
+	}
+	/* P+n NAKs P to P+31, what the requester queues; then no more. */
 	for (i = 0; i < 32 && !err; i++)
 		err = aeth_is(p + i, NAK_SEQ, true, ~0u);
-	CHECK_ERR(err, "kept many: WRITEs at P+%u down to P+1 with SR: SR NAKs for P to P+31",
-		  n);
-	check(quiet(), "kept many: ... and nothing else");
-	for (i = 0; i <= (int)n; i++)
+	if (!CHECK_ERR(err, "kept %u: WRITEs at P+%u down to P+1 with SR: SR NAKs for P to P+31",
+		       n, n)) {
+		ibv_destroy_qp(qp);
+		return;
+	}
+	check(quiet(), "kept %u: ... and nothing else", n);
+	printf("# %u sent in %lld ms\n", n, tap_now_ms() - t0);
+	check(grew("ooo_kept", kept0, n), "kept %u: all kept (ooo_kept)", n);
+	err = put(qp, p, SLOTS, true, false) ? "send failed" :
+	      wire_expect(&g, OP(ACK), p, NAK_SEQ, ~0u, -1);
+	CHECK_ERR(err, "kept %u: P+%u, past the slots: a NAK for P", n, SLOTS);
+	check(quiet() && grew("ooo_kept", kept0, n),
+	      "kept %u: ... nothing else, and it is not kept", n);
+	for (i = 0; i <= n; i++)
 		done(i);
 	err = put(qp, p, 0, true, false) ? "send failed" : NULL;
-	/* Up to the one for P+200, then until all is quiet. */
+	/* Up to the one for P+n, then until all is quiet. */
 	while (!err && wire_recv(&g, top == p + n ? QUIET : 2000)) {
 		if (g.pkt.f.opcode != OP(ACK) ||
 		    g.pkt.f.aeth.syndrome != ACK_OK || !g.pkt.f.sr ||
 		    sroce_psn_diff(g.pkt.f.psn, p) < 0 ||
 		    sroce_psn_diff(g.pkt.f.psn, p) > (int)n)
-			err = "not an ACK with SR for P to P+200";
+			err = "not an ACK with SR for P to P+n";
 		else if (sroce_psn_before(top, g.pkt.f.psn))
 			top = g.pkt.f.psn;
 	}
 	printf("# the highest ACK for P%+d\n", sroce_psn_diff(top, p));
 	check(!err && top == p + n,
-	      "kept many: then P: ACKs with SR up to one for P+%u, nothing else",
-	      n);
-	check(mem_as_model(), "kept many: all %u written, in PSN order", n + 1);
+	      "kept %u: then P: ACKs with SR up to one for P+%u, nothing else",
+	      n, n);
+	check(mem_as_model(), "kept %u: all %u written, in PSN order", n,
+	      n + 1);
 	ibv_destroy_qp(qp);
 }
 
@@ -1254,55 +1282,81 @@ static int set_held_max(long long v)
 }
 
 /*
- * The device as a whole keeps no more than its limit past gaps, whatever
- * its peers send: with the limit lowered to 128 KiB (the default is
+ * @n requests with SR past a hole at @p on @qp, 64 at a time, each 64
+ * counted kept or refused before the next (not past the receive FIFO);
+ * then the counters' growth: kept into @kept, refused into @ref.
+ */
+static void put_counted(struct ibv_qp *qp, unsigned int p, int n,
+			long long *kept, long long *ref)
+{
+	long long kept0 = counter("ooo_kept"), ref0 = counter("ooo_refused");
+	long long end;
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		put(qp, p, i, true, false);
+		if (i % 64 && i < n)
+			continue;
+		for (end = tap_now_ms() + 60000;
+		     counter("ooo_kept") + counter("ooo_refused") <
+		     kept0 + ref0 + i && tap_now_ms() < end;)
+			usleep(20000);
+	}
+	*kept = counter("ooo_kept") - kept0;
+	*ref = counter("ooo_refused") - ref0;
+}
+
+/*
+ * What is kept past gaps is bounded per QP and per device, whatever the
+ * peers send: with the device's limit lowered to 128 KiB (the default is
  * 64 MiB, which a test under emulation cannot fill within the 10 s age),
- * 300 requests past a hole are kept until it is reached and refused
- * (ooo_refused) after.
+ * 300 requests past a hole on one QP are kept until the QP holds its
+ * share, a quarter of the limit, and refused (ooo_refused) after; a
+ * second QP still keeps, and the device never holds more than the limit.
  */
 static void kept_capped(void)
 {
 	const long long max = 128 << 10;
-	unsigned int p = 0x3456;
-	long long kept0, ref0, a, b, end;
-	struct ibv_qp *qp;
-	int i, n = 300;
+	unsigned int p = 0x3456, p2 = 0x5678;
+	long long k1, r1, k2, r2, a, b, c;
+	struct ibv_qp *qp, *qp2 = NULL;
+	int n = 300;
 
 	if (!check(set_held_max(max) == 0,
 		   "kept to a limit: debugfs ooo_max_bytes set to %lld", max))
 		return;
 	qp = qp_new_sr(p, 0x100);
-	if (check(qp != NULL, "kept to a limit: a QP")) {
-		kept0 = counter("ooo_kept");
-		ref0 = counter("ooo_refused");
-		a = held_bytes();
-		for (i = 1; i <= n; i++) {
-			put(qp, p, i, true, false);
-			/* Not past the receive FIFO: let it drain. */
-			if (!(i % 64))
-				for (end = tap_now_ms() + 60000;
-				     counter("ooo_kept") + counter("ooo_refused") <
-				     kept0 + ref0 + i && tap_now_ms() < end;)
-					usleep(20000);
-		}
-		for (end = tap_now_ms() + 60000;
-		     counter("ooo_kept") + counter("ooo_refused") < kept0 + ref0 + n &&
-		     tap_now_ms() < end;)
-			usleep(20000);
-		b = held_bytes();
-		printf("# ooo_kept +%lld, ooo_refused +%lld, ooo_bytes %lld -> %lld\n",
-		       counter("ooo_kept") - kept0, counter("ooo_refused") - ref0,
-		       a, b);
-		check(counter("ooo_kept") > kept0 && counter("ooo_refused") > ref0 &&
-		      counter("ooo_kept") + counter("ooo_refused") == kept0 + ref0 + n,
-		      "kept to a limit: of %d past a hole, some are kept and the rest refused (ooo_refused)",
-		      n);
-		check(a >= 0 && b <= max,
-		      "kept to a limit: the device holds no more than the limit (%lld <= %lld)",
-		      b, max);
+	if (!check(qp != NULL, "kept to a limit: a QP"))
+		goto out;
+	a = held_bytes();
+	put_counted(qp, p, n, &k1, &r1);
+	b = held_bytes();
+	printf("# one QP: ooo_kept +%lld, ooo_refused +%lld, ooo_bytes %lld -> %lld\n",
+	       k1, r1, a, b);
+	check(k1 > 0 && r1 > 0 && k1 + r1 == n,
+	      "kept to a limit: of %d past a hole on one QP, some are kept and the rest refused (ooo_refused)",
+	      n);
+	check(a >= 0 && b - a <= max / 4,
+	      "kept to a limit: the QP holds no more than a quarter of the limit (%lld <= %lld)",
+	      b - a, max / 4);
+	qp2 = qp_new_sr(p2, 0x200);
+	if (!check(qp2 != NULL, "kept to a limit: a second QP"))
+		goto out;
+	put_counted(qp2, p2, n, &k2, &r2);
+	c = held_bytes();
+	printf("# a second QP: ooo_kept +%lld, ooo_refused +%lld, ooo_bytes %lld\n",
+	       k2, r2, c);
+	check(k2 > 0 && k2 + r2 == n,
+	      "kept to a limit: a second QP still keeps past its hole");
+	check(c >= 0 && c <= max,
+	      "kept to a limit: the device holds no more than the limit (%lld <= %lld)",
+	      c, max);
+out:
+	if (qp2)
+		ibv_destroy_qp(qp2);
+	if (qp)
 		ibv_destroy_qp(qp);
-		quiet_for(QUIET);
-	}
+	quiet_for(QUIET);
 	check(set_held_max(0) == 0, "kept to a limit: the default limit back");
 }
 
@@ -1390,7 +1444,8 @@ int main(int argc, char **argv)
 	check(knob("sel_repeat", 1) == 2, "cc_sel_repeat back to 1");
 	kept_read();
 	kept_stale();
-	kept_many();
+	kept_many(0x600, 200);
+	kept_many(0x1600, 3000);
 	kept_fails();
 	write_overrun();
 	kept_freed();

@@ -28,6 +28,8 @@
 #include "model/rtt.h"
 #include "net/sroce_net.h"
 
+struct sroce_ooo;	/* engine/sroce_ooo.c */
+
 /* Where packets go and how they are addressed, fixed at RTR. */
 struct sroce_av {
 	bool ipv6;
@@ -262,7 +264,7 @@ struct sroce_qp {
 		 * by PSN, allocated at the first; and whether the request
 		 * being executed is one of them.
 		 */
-		struct sk_buff **ooo;
+		struct sroce_ooo *ooo;
 		u32 ooo_n;
 		u32 ooo_top;	/* the highest PSN kept */
 		u32 ooo_naks;	/* NAKs sent while the expected PSN ... */

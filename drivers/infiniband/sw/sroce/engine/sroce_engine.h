@@ -17,21 +17,12 @@
  * 50 us round trip at MTU 4096. Once the round trip is measured, the
  * window is twice the path's product (struct sroce_bdp, rtt.h), never
  * below this and never above SROCE_MAX_INFLIGHT_CAP: a 20 ms path is
- * filled, a LAN keeps this.
+ * filled, a LAN keeps this. A responder that does selective repeat keeps
+ * up to SROCE_MAX_INFLIGHT_CAP PSNs past a gap (sroce_ooo.c), so towards
+ * it a loss costs one packet, not the window, up to the same cap.
  */
 #define SROCE_MAX_INFLIGHT	256
 #define SROCE_MAX_INFLIGHT_CAP	4096
-/*
- * The most the window may grow towards a responder that keeps what comes
- * past a gap (selective repeat, sroce_ooo.c), in place of
- * SROCE_MAX_INFLIGHT_CAP: the responder's slots past a gap
- * (SROCE_OOO_SLOTS), beyond which a gap would cost what follows again.
- * A loss costs one packet, not the window, but the window stays sized by
- * the path: a fixed 1024 towards such a peer kept a megabyte in flight
- * on a LAN, and a link with a host's default socket buffer (make bench,
- * "small") dropped ten times as many frames and moved half as much.
- */
-#define SROCE_SR_INFLIGHT	1024
 /* sroce_sq.c: send-queue bookkeeping the requester and completer share */
 static inline bool sroce_op_is_atomic(u8 op)
 {

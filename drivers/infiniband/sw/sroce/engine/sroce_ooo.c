@@ -18,19 +18,23 @@
  * resend's to find (sroce_comp.c).
  *
  * The responder's ACKs carry SROCE_BTH_SR too, while the peer's requests
- * do and the device has it on: the requester's window may then grow to
- * SROCE_SR_INFLIGHT, as a gap no longer costs the window. One slot per
- * PSN of it, by PSN: a request further ahead is dropped as without
- * selective repeat.
+ * do and the device has it on. One slot per PSN of the requester's
+ * largest window (SROCE_MAX_INFLIGHT_CAP, what a 20 ms path needs), by
+ * PSN, in pages allocated as the PSNs kept reach them: a request further
+ * ahead is dropped as without selective repeat.
  *
  * The wire is hostile. Whether the peer speaks selective repeat is learnt
  * from its in-sequence requests only (sroce_ooo_learn()), never from one
  * ahead of the expected PSN, which anyone who guessed the window could
  * send; until then a packet past a gap is the IBTA's: NAKed and dropped.
- * What a peer makes us hold is bounded: a window of packets per QP,
- * SROCE_OOO_DEV_BYTES of them per device (ooo_refused counts what that
- * turns away), and for SROCE_OOO_AGE without progress at the expected PSN
- * (then they go, counted in ooo_expired; the requester still has them).
+ * What a peer makes us hold is bounded: a window of packets and a share
+ * of the device's bytes (SROCE_OOO_QP_SHARE) per QP, SROCE_OOO_DEV_BYTES
+ * per device (ooo_refused counts what either turns away), and for
+ * SROCE_OOO_AGE without progress at the expected PSN (then they go,
+ * counted in ooo_expired; the requester still has them).
+ *
+ * The store is the responder's: only its pass (and the QP's teardown,
+ * once the engines are stopped) touches it, so it takes no lock.
  */
 #include "sroce.h"
 #include "core/sroce_qp.h"
@@ -38,7 +42,10 @@
 #include "engine/sroce_ooo.h"
 #include "net/sroce_net.h"
 
-#define SROCE_OOO_SLOTS		SROCE_SR_INFLIGHT
+#define SROCE_OOO_SLOTS		SROCE_MAX_INFLIGHT_CAP
+/* Slots come a page at a time, as the PSNs kept reach them. */
+#define SROCE_OOO_PER_PAGE	(PAGE_SIZE / sizeof(struct sk_buff *))
+#define SROCE_OOO_PAGES		DIV_ROUND_UP(SROCE_OOO_SLOTS, SROCE_OOO_PER_PAGE)
 /*
  * NAKs while the expected PSN stays where it is: what the requester
  * queues (SROCE_RESEND_ONE_MAX). It also bounds what a peer that lies
@@ -52,8 +59,19 @@
  * limit (sdev->ooo_max), so that tests reach it with a few packets.
  */
 #define SROCE_OOO_DEV_BYTES	(64UL << 20)
+/*
+ * A QP may hold this fraction of the device's bytes: one peer's window of
+ * full 4 KiB packets does not take what the device keeps for the others.
+ */
+#define SROCE_OOO_QP_SHARE	4
 /* How long kept requests may wait without progress at the expected PSN. */
 #define SROCE_OOO_AGE		(10 * HZ)
+
+/* A QP's requests kept past a gap, by PSN: qp->resp.ooo. */
+struct sroce_ooo {
+	unsigned long bytes;	/* their truesize, charged to the device */
+	struct sk_buff **page[SROCE_OOO_PAGES];
+};
 
 static u32 sroce_ooo_psn(const struct sk_buff *skb)
 {
@@ -61,21 +79,49 @@ static u32 sroce_ooo_psn(const struct sk_buff *skb)
 	return sroce_get_be24(((const struct sroce_bth *)skb->data)->psn);
 }
 
-static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn)
+/*
+ * The slot of @psn, or NULL where no page holds it yet; with @grow, its
+ * page is allocated if need be (NULL if that fails).
+ */
+static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn,
+				       bool grow)
 {
-	return &qp->resp.ooo[psn % SROCE_OOO_SLOTS];
+	u32 i = psn % SROCE_OOO_SLOTS;
+	struct sk_buff ***page;
+
+	if (!qp->resp.ooo) {
+		if (!grow)
+			return NULL;
+		/* Only a QP that sees a gap pays for a store. */
+		qp->resp.ooo = kzalloc(sizeof(*qp->resp.ooo), GFP_ATOMIC);
+		if (!qp->resp.ooo)
+			return NULL;
+	}
+	page = &qp->resp.ooo->page[i / SROCE_OOO_PER_PAGE];
+	if (!*page) {
+		if (!grow)
+			return NULL;
+		*page = (struct sk_buff **)get_zeroed_page(GFP_ATOMIC);
+		if (!*page)
+			return NULL;
+	}
+	return &(*page)[i % SROCE_OOO_PER_PAGE];
 }
 
-/* Forget the request kept in @slot. */
+/* Forget the request kept in @slot, giving its bytes back. */
 static void sroce_ooo_drop(struct sroce_qp *qp, struct sk_buff **slot)
 {
+	qp->resp.ooo->bytes -= (*slot)->truesize;
 	atomic_long_sub((*slot)->truesize, &qp->sdev->ooo_bytes);
 	kfree_skb(*slot);
 	*slot = NULL;
 	qp->resp.ooo_n--;
 }
 
-/* May the device hold @skb past a gap? If so, it is charged to it. */
+/*
+ * May the QP hold @skb past a gap, within its share and the device's
+ * bound? If so, it is charged to both.
+ */
 static bool sroce_ooo_charge(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	unsigned long max = READ_ONCE(qp->sdev->ooo_max);
@@ -84,9 +130,15 @@ static bool sroce_ooo_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	/* Lower only: 0 and anything above are the default. */
 	if (!max || max > SROCE_OOO_DEV_BYTES)
 		max = SROCE_OOO_DEV_BYTES;
-	if (atomic_long_add_return(skb->truesize, held) <= max)
-		return true;
-	atomic_long_sub(skb->truesize, held);
+	if (qp->resp.ooo->bytes + skb->truesize > max / SROCE_OOO_QP_SHARE)
+		goto refuse;
+	if (atomic_long_add_return(skb->truesize, held) > max) {
+		atomic_long_sub(skb->truesize, held);
+		goto refuse;
+	}
+	qp->resp.ooo->bytes += skb->truesize;
+	return true;
+refuse:
 	sroce_count(qp->sdev, SROCE_CNT_OOO_REFUSED, 1);
 	return false;
 }
@@ -131,14 +183,9 @@ enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (npsn > SROCE_OOO_SLOTS || d >= SROCE_OOO_SLOTS - npsn + 1)
 		return SROCE_OOO_NO;
-	if (!qp->resp.ooo) {
-		/* Only a QP that sees a gap pays for the slots. */
-		qp->resp.ooo = kcalloc(SROCE_OOO_SLOTS, sizeof(*qp->resp.ooo),
-				       GFP_ATOMIC);
-		if (!qp->resp.ooo)
-			return SROCE_OOO_NO;
-	}
-	slot = sroce_ooo_slot(qp, psn);
+	slot = sroce_ooo_slot(qp, psn, true);
+	if (!slot)
+		return SROCE_OOO_NO;
 	if (*slot) {
 		if (sroce_ooo_psn(*slot) == psn)
 			return SROCE_OOO_HAD;
@@ -176,8 +223,8 @@ struct sk_buff *sroce_ooo_take(struct sroce_qp *qp)
 
 	if (!qp->resp.ooo_n)
 		return NULL;
-	slot = sroce_ooo_slot(qp, qp->resp.psn);
-	skb = *slot;
+	slot = sroce_ooo_slot(qp, qp->resp.psn, false);
+	skb = slot ? *slot : NULL;
 	if (!skb)
 		return NULL;
 	if (sroce_ooo_psn(skb) != qp->resp.psn) {
@@ -186,6 +233,7 @@ struct sk_buff *sroce_ooo_take(struct sroce_qp *qp)
 	}
 	*slot = NULL;
 	qp->resp.ooo_n--;
+	qp->resp.ooo->bytes -= skb->truesize;
 	atomic_long_sub(skb->truesize, &qp->sdev->ooo_bytes);
 	sroce_ooo_progress(qp);
 	return skb;
@@ -194,11 +242,15 @@ struct sk_buff *sroce_ooo_take(struct sroce_qp *qp)
 /* Forget every request kept: they will come again, or never matter. */
 void sroce_ooo_purge(struct sroce_qp *qp)
 {
-	u32 i;
+	struct sk_buff **page;
+	u32 p, i;
 
-	for (i = 0; qp->resp.ooo_n && i < SROCE_OOO_SLOTS; i++)
-		if (qp->resp.ooo[i])
-			sroce_ooo_drop(qp, &qp->resp.ooo[i]);
+	for (p = 0; qp->resp.ooo_n && p < SROCE_OOO_PAGES; p++) {
+		page = qp->resp.ooo->page[p];
+		for (i = 0; page && qp->resp.ooo_n && i < SROCE_OOO_PER_PAGE; i++)
+			if (page[i])
+				sroce_ooo_drop(qp, &page[i]);
+	}
 }
 
 /*
@@ -249,9 +301,13 @@ void sroce_ooo_stop(struct sroce_qp *qp)
 
 void sroce_ooo_free(struct sroce_qp *qp)
 {
+	u32 p;
+
 	if (!qp->resp.ooo)
 		return;
 	sroce_ooo_purge(qp);
+	for (p = 0; p < SROCE_OOO_PAGES; p++)
+		free_page((unsigned long)qp->resp.ooo->page[p]);
 	kfree(qp->resp.ooo);
 	qp->resp.ooo = NULL;
 }

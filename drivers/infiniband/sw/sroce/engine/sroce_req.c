@@ -4,8 +4,7 @@
  * them, gives them PSNs and sends their packets, segmented by the path
  * MTU, within the limits the completer's progress sets: a window of
  * PSNs (sroce_req_window(): twice the path's bandwidth-delay product,
- * at least SROCE_MAX_INFLIGHT, at most SROCE_MAX_INFLIGHT_CAP or, towards
- * a responder that does selective repeat, SROCE_SR_INFLIGHT),
+ * at least SROCE_MAX_INFLIGHT, at most SROCE_MAX_INFLIGHT_CAP),
  * max_rd_atomic reads and atomics, fences. The
  * completer moves it back (sroce_sq_rewind()) to retransmit.
  *
@@ -449,14 +448,11 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 
 /*
  * The PSNs that may be unacknowledged: the path's bandwidth-delay
- * product, doubled, never below SROCE_MAX_INFLIGHT; at most what the
- * peer's slots past a gap hold when it does selective repeat, else
- * SROCE_MAX_INFLIGHT_CAP.
+ * product, doubled, within [SROCE_MAX_INFLIGHT, SROCE_MAX_INFLIGHT_CAP].
  */
 static u32 sroce_req_window(struct sroce_qp *qp)
 {
 	return sroce_bdp_window(&qp->comp.bdp, SROCE_MAX_INFLIGHT,
-				qp->comp.peer_sr ? SROCE_SR_INFLIGHT :
 				SROCE_MAX_INFLIGHT_CAP);
 }
 
