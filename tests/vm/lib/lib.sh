@@ -10,6 +10,7 @@
 #   fails_ok "bad qpn refused" cmd ...     # passes when the command exits non-zero
 #   skip "no IPv6 on this kernel" "v6 ping" # only when the test cannot run at all
 #   tap_merge rc_ops timeout 600 rc_ops ...  # a program's own TAP, counted here
+#   within 60 test -b /dev/nvme0n1         # waits for an event, by the clock
 #   diag "text"; bail_out "setup failed"
 #
 # Results are counted in this shell: call the helpers from the suite's own
@@ -187,6 +188,24 @@ _tap_end() {
 	exit "$st"
 }
 trap _tap_end EXIT
+
+# within SECONDS CMD...: CMD exits 0 within SECONDS of wall time (tried
+# every 0.1 s): the way to wait for an event rather than sleep and then
+# look. Returns 1, saying (on stderr) what it waited for, when the time
+# is up. The
+# limit is the clock's, not a count of tries: on a loaded host a try
+# may take longer than the pause between tries.
+within() {
+	local lim=$1 end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "waited $lim s for: $*" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
 
 # rping_ok ADDR COUNT WHAT: an rping -V server on ADDR and a client of
 # COUNT verified round trips to it; two results, the client's (WHAT) and

@@ -92,17 +92,19 @@ nvme_ns() {
 	return 1
 }
 
+# nvme_ns_nodes: both namespaces have block device nodes.
+nvme_ns_nodes() {
+	local a b
+	a=$(nvme_ns 1) && b=$(nvme_ns 2) && [ -b "$a" ] && [ -b "$b" ]
+}
+
 # nvme_state_is STATE SECONDS: the controller reaches STATE (live,
 # connecting, ...) within SECONDS.
-nvme_state_is() {
+nvme_state() {
 	local c
-	for _ in $(seq $(($2 * 10))); do
-		c=$(nvme_ctrl) && [ "$(cat "/sys/class/nvme/$c/state" 2>/dev/null)" = "$1" ] &&
-			return 0
-		sleep 0.1
-	done
-	return 1
+	c=$(nvme_ctrl) && [ "$(cat "/sys/class/nvme/$c/state" 2>/dev/null)" = "$1" ]
 }
+nvme_state_is() { within "$2" nvme_state "$1"; }
 
 # nvme_connect ADDR [OPTIONS...]: the host connects over RDMA, and its two
 # namespaces appear.
@@ -115,11 +117,7 @@ nvme_connect() {
 		diag "$(nvme list-subsys 2>&1; dmesg | tail -n 20)"
 	# The block device's sysfs entry comes before its /dev node (the
 	# kernel adds that after): wait for the nodes, up to 60 s.
-	local t0=$SECONDS
-	while [ $((SECONDS - t0)) -lt 60 ]; do
-		ns1=$(nvme_ns 1) && ns2=$(nvme_ns 2) && [ -b "$ns1" ] && [ -b "$ns2" ] && break
-		sleep 0.1
-	done
+	within 60 nvme_ns_nodes
 	ns1=$(nvme_ns 1) || ns1=
 	ns2=$(nvme_ns 2) || ns2=
 	ok "$([ -b "$ns1" ] && [ -b "$ns2" ] && echo 1 || echo 0)" \

@@ -12,18 +12,9 @@ link_on() { rdma link show | grep -Eq "^link $1/1 .* netdev $2 *\$"; }
 is_num_links() { [ "$(rdma link show | grep -c "^link $1/")" = "$2" ]; }
 dmesg_has() { dmesg | grep -q "$1"; }
 module_loaded() { grep -q "^$1 " /proc/modules; }
+# The core fills GIDs and dispatches events from workqueues, so their
+# effects are waited for (within, lib.sh), not looked at once.
 
-# Poll for a condition: the core fills GIDs and dispatches events from
-# workqueues, so their effects are not synchronous with the command.
-eventually() {
-	local i
-	for i in $(seq 600); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	echo "waited 60 s for: $*"
-	return 1
-}
 
 # has_gid DEV GID TYPE: the GID table of port 1 holds GID with that type.
 has_gid() {
@@ -95,14 +86,14 @@ is "$(devinfo_field s0 max_mr)" 16777215 "max_mr advertised"
 is "$(devinfo_field s0 vendor_id)" 0xffffff "vendor_id"
 
 # --- GIDs: the core's RoCE GID management fills the table ---
-run_ok "RoCE v2 GID for 10.0.2.15" eventually has_gid s0 0000:0000:0000:0000:0000:ffff:0a00:020f 'RoCE v2'
+run_ok "RoCE v2 GID for 10.0.2.15" within 60 has_gid s0 0000:0000:0000:0000:0000:ffff:0a00:020f 'RoCE v2'
 run_ok "IPv6 link-local RoCE v2 GID" has_gid s0 "$(ll_gid "$ND")" 'RoCE v2'
 # The wire is RoCE v2 only, so no RoCE v1 GID may be offered.
 run_ok "no RoCE v1 GIDs" not has_gid_type s0 'IB/RoCE v1'
 ip -6 addr add fd77::15/64 dev "$ND" nodad
-run_ok "RoCE v2 GID appears with a new IPv6 address" eventually has_gid s0 fd77:0000:0000:0000:0000:0000:0000:0015 'RoCE v2'
+run_ok "RoCE v2 GID appears with a new IPv6 address" within 60 has_gid s0 fd77:0000:0000:0000:0000:0000:0000:0015 'RoCE v2'
 ip -6 addr del fd77::15/64 dev "$ND"
-run_ok "the GID goes with the address" eventually not has_gid s0 fd77:0000:0000:0000:0000:0000:0000:0015 'RoCE v2'
+run_ok "the GID goes with the address" within 60 not has_gid s0 fd77:0000:0000:0000:0000:0000:0000:0015 'RoCE v2'
 
 # --- PDs from userspace and from the kernel ---
 run_ok "pd_test: context, query, PDs, unbuilt verbs fail" /usr/libexec/sroce/pd_test s0
@@ -145,7 +136,7 @@ for d in s0 sd my-rdma.dev_1 sv1 svlan sbond slo; do
 	run_ok "ibv_devices lists $d" lists "$d"
 done
 is "$(port_field slo link_layer)" Ethernet "loopback device is Ethernet link layer"
-run_ok "loopback device has a GID for 127.0.0.1" eventually has_gid slo 0000:0000:0000:0000:0000:ffff:7f00:0001 'RoCE v2'
+run_ok "loopback device has a GID for 127.0.0.1" within 60 has_gid slo 0000:0000:0000:0000:0000:ffff:7f00:0001 'RoCE v2'
 
 # --- the provider matches by its own attribute, not by name ---
 # (rdma_rxe beside sroce, and its provider, are covered in rx.sh: the two
@@ -156,23 +147,23 @@ is "$(devinfo_field my-rdma.dev_1 vendor_part_id)" 24076 "an oddly named sroce d
 ibv_asyncwatch -d sd > /tmp/events 2>&1 &
 watch=$!
 run_ok "ibv_asyncwatch has sd open (events from now on reach it)" \
-	eventually grep -q "async event FD" /tmp/events
+	within 60 grep -q "async event FD" /tmp/events
 ip link set dmy0 down
-run_ok "port goes DOWN with the link" eventually port_is sd state PORT_DOWN
-run_ok "IBV_EVENT_PORT_ERR delivered" eventually grep -q IBV_EVENT_PORT_ERR /tmp/events
+run_ok "port goes DOWN with the link" within 60 port_is sd state PORT_DOWN
+run_ok "IBV_EVENT_PORT_ERR delivered" within 60 grep -q IBV_EVENT_PORT_ERR /tmp/events
 ip link set dmy0 up
-run_ok "port goes ACTIVE with the link" eventually port_is sd state PORT_ACTIVE
-run_ok "IBV_EVENT_PORT_ACTIVE delivered" eventually grep -q IBV_EVENT_PORT_ACTIVE /tmp/events
+run_ok "port goes ACTIVE with the link" within 60 port_is sd state PORT_ACTIVE
+run_ok "IBV_EVENT_PORT_ACTIVE delivered" within 60 grep -q IBV_EVENT_PORT_ACTIVE /tmp/events
 kill "$watch" 2>/dev/null
 wait "$watch" 2>/dev/null
 
 # veth0 stays up but loses carrier when its peer goes down.
 ip link set veth1 down
-run_ok "no carrier: port DOWN" eventually port_is my-rdma.dev_1 state PORT_DOWN
+run_ok "no carrier: port DOWN" within 60 port_is my-rdma.dev_1 state PORT_DOWN
 is "$(devinfo_field my-rdma.dev_1 phys_state)" POLLING "up without carrier: phys_state POLLING"
 is "$(devinfo_field sv1 phys_state)" DISABLED "netdev down: phys_state DISABLED"
 ip link set veth1 up
-run_ok "carrier back: port ACTIVE" eventually port_is my-rdma.dev_1 state PORT_ACTIVE
+run_ok "carrier back: port ACTIVE" within 60 port_is my-rdma.dev_1 state PORT_ACTIVE
 
 # --- MTU changes update active_mtu ---
 ip link set dmy0 mtu 9000
@@ -188,26 +179,26 @@ run_ok "sv1 gone after rdma link delete" not dev_exists sv1
 run_ok "ibv_devices no longer lists sv1" not lists sv1
 fails_ok "deleting it twice fails" rdma link delete sv1
 ip link del veth0
-run_ok "unregistering veth0 removes its device" eventually not dev_exists my-rdma.dev_1
+run_ok "unregistering veth0 removes its device" within 60 not dev_exists my-rdma.dev_1
 ip link del vlan100
-run_ok "unregistering the VLAN removes its device" eventually not dev_exists svlan
+run_ok "unregistering the VLAN removes its device" within 60 not dev_exists svlan
 
 # --- removal while a process holds the device open ---
 ibv_asyncwatch -d sd > /tmp/events2 2>&1 &
 watch=$!
-run_ok "ibv_asyncwatch has sd open" eventually grep -q "async event FD" /tmp/events2
+run_ok "ibv_asyncwatch has sd open" within 60 grep -q "async event FD" /tmp/events2
 run_ok "rdma link delete with a context open completes" timeout 30 rdma link delete sd
-run_ok "the holder gets IBV_EVENT_DEVICE_FATAL" eventually grep -q IBV_EVENT_DEVICE_FATAL /tmp/events2
+run_ok "the holder gets IBV_EVENT_DEVICE_FATAL" within 60 grep -q IBV_EVENT_DEVICE_FATAL /tmp/events2
 kill "$watch" 2>/dev/null
 wait "$watch" 2>/dev/null
 run_ok "a device on the freed netdev again" rdma link add sd type sroce netdev dmy0
 ibv_asyncwatch -d sd > /tmp/events3 2>&1 &
 watch=$!
-run_ok "ibv_asyncwatch has the new sd open" eventually grep -q "async event FD" /tmp/events3
+run_ok "ibv_asyncwatch has the new sd open" within 60 grep -q "async event FD" /tmp/events3
 
 # --- rmmod with devices present (and one held open) ---
 run_ok "rmmod sroce with devices present, one held open" timeout 60 rmmod sroce
-run_ok "the holder of the removed device gets IBV_EVENT_DEVICE_FATAL" eventually grep -q IBV_EVENT_DEVICE_FATAL /tmp/events3
+run_ok "the holder of the removed device gets IBV_EVENT_DEVICE_FATAL" within 60 grep -q IBV_EVENT_DEVICE_FATAL /tmp/events3
 kill "$watch" 2>/dev/null
 wait "$watch" 2>/dev/null
 for d in s0 sd sbond slo; do

@@ -14,13 +14,8 @@ set -u
 ROUNDS=${ROUNDS:-12}
 
 # gone_within SEC LINK: LINK is no longer in this namespace within SEC s.
-gone_within() {
-	local end=$((SECONDS + $1))
-	while ip link show "$2" >/dev/null 2>&1; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.2
-	done
-}
+link_gone() { ! ip link show "$1" >/dev/null 2>&1; }
+gone_within() { within "$1" link_gone "$2"; }
 
 # round N DELAY: va$N in namespace a$N, its peer vb$N here; sroce device
 # s$N added in a$N; DELAY (seconds, or "after") later va$N moves to b$N;
