@@ -249,8 +249,14 @@ rc_two_data() {
 		rc_two_both "$name${*:+ $*} -m $m -s 10000 IPv4" \
 			"$tool" -d "$dev" -g "$gid4" -m "$m" -s 10000 -n 3 "$@"
 	done
+	local b0
+	b0=$(port_stat "$dev" tx_batches)
 	rc_two_both "$name${*:+ $*} -s 70000 IPv6" \
 		"$tool" -d "$dev" -g "$gid6" -s 70000 -n 3 "$@"
+	# sroce's IPv6 packets leave in lists as its IPv4 ones do (tx_batch).
+	[ "$dev" != sroce0 ] ||
+		run_ok "$name: sroce0's IPv6 bulk left in packet lists too (tx_batches)" \
+			stat_above "$dev" tx_batches "${b0:-0}"
 }
 
 # rc_two_setup DRV1 DRV2 [netem ARGS...]: this host's device on eth0, the

@@ -33,7 +33,8 @@ typedef int (*sroce_fill_fn)(void *dst, u32 len, u32 *crc, void *priv);
  * @id: the IPv4 identification of @head; packet i carries @id + i
  * @n: packets held
  * @max: the most packets this list may hold: tx_batch when @head was
- *	built, as many identifications as @head reserved
+ *	built (for IPv4, as many identifications as @head reserved)
+ * @ipv6: the packets are IPv6 ones
  * @alone: the packets from now on leave one by one (a paced QP)
  *
  * One owner (the pass that sends) and no lock; it lives on the owner's
@@ -48,6 +49,7 @@ struct sroce_txb {
 	u16 id;
 	u8 n;
 	u8 max;
+	bool ipv6;
 	bool alone;
 };
 

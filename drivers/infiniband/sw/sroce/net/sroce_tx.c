@@ -13,15 +13,15 @@
  *
  * A pass that sends many packets to one peer (the requester, a burst of
  * read responses) hands them to the IP layer as one list where it can
- * (struct sroce_txb): packets of one size to one IPv4 peer, at most
- * tx_batch of them, leave as one skb of GSO type UDP_L4 | FRAGLIST, the
- * type UDP GRO builds from packets it forwards. Each packet on the list
- * is whole (its own IP and UDP headers and ICRC). The netdev segments it
- * before it transmits (and before any packet tap sees it): each packet
- * gets its link header back, the IPv4 identifications are numbered on
- * from the first's (the first reserves tx_batch of them, and each ICRC
- * was computed with its own) and each IP length and checksum is made
- * again. netfilter, the qdisc and the neighbour layer run once per list,
+ * (struct sroce_txb): packets of one size to one peer, at most tx_batch
+ * of them, leave as one skb of GSO type UDP_L4 | FRAGLIST, the type UDP
+ * GRO builds from packets it forwards. Each packet on the list is whole
+ * (its own IP and UDP headers and ICRC). The netdev segments it before
+ * it transmits (and before any packet tap sees it): each packet gets its
+ * link header back, and its IP length (and IPv4 checksum) is made again,
+ * the one its ICRC was computed with; IPv4 identifications are numbered
+ * on from the first's (the first reserves tx_batch of them, and each
+ * ICRC was computed with its own). netfilter, the qdisc and the neighbour layer run once per list,
  * and the netdev gets its packets in one call (xmit_more): a virtio NIC
  * is notified once, not once per packet. The wire, and a capture on the
  * netdev, see the same packets. A netdev that would pass a list on whole
@@ -157,10 +157,8 @@ static void sroce_build_ip4(struct sk_buff *skb, struct net *net,
 		iph->id = htons(b->id + b->n);
 	} else {
 		__ip_select_ident(net, iph, b ? max : 1);
-		if (b) {
+		if (b)
 			b->id = ntohs(iph->id);
-			b->max = max;
-		}
 	}
 	skb->protocol = htons(ETH_P_IP);
 }
@@ -299,7 +297,7 @@ static void sroce_tx_out(struct net *net, struct sroce_dev *sdev,
 }
 
 /*
- * Whether a packet on route @dst may go in a list at all: IPv4 to another
+ * Whether a packet on route @dst may go in a list at all: to another
  * host, a QP not paced, and a netdev that segments the list before any
  * packet tap sees it. A netdev that takes lists as they are (veth, a
  * bridge, loopback: NETIF_F_GSO_FRAGLIST) would hand the whole list to
@@ -310,26 +308,38 @@ static bool sroce_tx_listable(const struct sroce_txb *b,
 			      struct dst_entry *dst, struct net_device *local,
 			      const struct sroce_av *av, unsigned int max)
 {
-	return !local && !av->ipv6 && max > 1 && !b->alone &&
+	return !local && max > 1 && !b->alone &&
 	       !(dst->dev->features & NETIF_F_GSO_FRAGLIST);
 }
 
+/* IP header bytes of @b's packets. */
+static u32 sroce_txb_l3len(const struct sroce_txb *b)
+{
+	return b->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+}
+
 /*
- * Whether an IPv4 packet of @len bytes on route @dst may join @b's list:
- * within the bound its head took (tx_batch may have changed since).
+ * Whether a packet of @len IP bytes on route @dst may join @b's list:
+ * within the bound its head took (tx_batch may have changed since). A
+ * route is one address family's, so the same route means the same IP
+ * header.
  */
 static bool sroce_txb_fits(const struct sroce_txb *b, struct dst_entry *dst,
 			   u32 len)
 {
 	/* The head's IP length is the whole list's until segmentation. */
 	return b->n < b->max && skb_dst(b->head) == dst &&
-	       len - sizeof(struct iphdr) - sizeof(struct udphdr) == b->seg &&
+	       len - sroce_txb_l3len(b) - sizeof(struct udphdr) == b->seg &&
 	       b->len + len <= IP_MAX_MTU;
 }
 
-/* Adds a finished IPv4 packet to @b's list, which takes @dst's reference. */
+/*
+ * Adds a finished packet to @b's list, which takes @dst's reference; the
+ * first sets the list's bound (@max) and address family (@ipv6).
+ */
 static void sroce_txb_add(struct sroce_txb *b, struct sk_buff *skb,
-			  struct dst_entry *dst, u32 len)
+			  struct dst_entry *dst, u32 len, unsigned int max,
+			  bool ipv6)
 {
 	struct sk_buff *head = b->head;
 
@@ -338,7 +348,9 @@ static void sroce_txb_add(struct sroce_txb *b, struct sk_buff *skb,
 		b->head = skb;
 		b->last = skb;
 		b->len = len;
-		b->seg = len - sizeof(struct iphdr) - sizeof(struct udphdr);
+		b->max = max;
+		b->ipv6 = ipv6;
+		b->seg = len - sroce_txb_l3len(b) - sizeof(struct udphdr);
 		b->n = 1;
 		return;
 	}
@@ -376,7 +388,7 @@ void sroce_txb_flush(struct sroce_qp *qp, struct sroce_txb *b)
 		return;
 	if (b->n > 1) {
 		sh = skb_shinfo(skb);
-		udp_hdr(skb)->len = htons(b->len - sizeof(struct iphdr));
+		udp_hdr(skb)->len = htons(b->len - sroce_txb_l3len(b));
 		sh->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
 		sh->gso_size = b->seg;
 		sh->gso_segs = b->n;
@@ -388,7 +400,7 @@ void sroce_txb_flush(struct sroce_qp *qp, struct sroce_txb *b)
 	b->last = NULL;
 	b->n = 0;
 	rcu_read_lock();
-	sroce_tx_out(dev_net(sdev->ndev), sdev, skb, false);
+	sroce_tx_out(dev_net(sdev->ndev), sdev, skb, b->ipv6);
 	rcu_read_unlock();
 }
 
@@ -494,7 +506,7 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 		dst_release(dst);
 		sroce_rx_local(skb, local, icrc);
 	} else if (b) {
-		sroce_txb_add(b, skb, dst, len);
+		sroce_txb_add(b, skb, dst, len, max, av->ipv6);
 		if (b->n >= b->max)
 			sroce_txb_flush(qp, b);
 	} else {
