@@ -222,7 +222,7 @@ struct sroce_qp {
 		/* The early resend sent probe_psn alone; no answer yet. */
 		bool probe;
 		u32 probe_psn;
-		/* The responder said it keeps what comes past a gap. */
+		/* The responder said it keeps what comes past a gap (debugfs). */
 		bool peer_sr;
 	} comp;
 

@@ -20,8 +20,9 @@
  * The responder's ACKs carry SROCE_BTH_SR too, while the peer's requests
  * do and the device has it on. One slot per PSN of the requester's
  * largest window (SROCE_MAX_INFLIGHT_CAP, what a 20 ms path needs), by
- * PSN, in pages allocated as the PSNs kept reach them: a request further
- * ahead is dropped as without selective repeat.
+ * PSN, in pages allocated as the PSNs kept reach them and freed when
+ * nothing is kept: a request further ahead is dropped as without
+ * selective repeat.
  *
  * The wire is hostile. Whether the peer speaks selective repeat is learnt
  * from its in-sequence requests only (sroce_ooo_learn()), never from one
@@ -60,14 +61,18 @@
  */
 #define SROCE_OOO_DEV_BYTES	(64UL << 20)
 /*
- * A QP may hold this fraction of the device's bytes: one peer's window of
- * full 4 KiB packets does not take what the device keeps for the others.
+ * A QP may hold this fraction of the device's bytes: 32 MiB, a window of
+ * SROCE_OOO_SLOTS full 4 KiB packets (their truesize up to 8 KiB), and
+ * what one peer holds leaves the other half to the device's other QPs.
  */
-#define SROCE_OOO_QP_SHARE	4
+#define SROCE_OOO_QP_SHARE	2
 /* How long kept requests may wait without progress at the expected PSN. */
 #define SROCE_OOO_AGE		(10 * HZ)
 
-/* A QP's requests kept past a gap, by PSN: qp->resp.ooo. */
+/*
+ * A QP's requests kept past a gap, by PSN: qp->resp.ooo, allocated at
+ * the first gap and freed with the QP; its pages only while it keeps.
+ */
 struct sroce_ooo {
 	unsigned long bytes;	/* their truesize, charged to the device */
 	struct sk_buff **page[SROCE_OOO_PAGES];
@@ -79,19 +84,25 @@ static u32 sroce_ooo_psn(const struct sk_buff *skb)
 	return sroce_get_be24(((const struct sroce_bth *)skb->data)->psn);
 }
 
-/*
- * The slot of @psn, or NULL where no page holds it yet; with @grow, its
- * page is allocated if need be (NULL if that fails).
- */
-static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn,
-				       bool grow)
+/* The slot of @psn, or NULL where no page holds it. */
+static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn)
+{
+	u32 i = psn % SROCE_OOO_SLOTS;
+	struct sk_buff **page;
+
+	if (!qp->resp.ooo)
+		return NULL;
+	page = qp->resp.ooo->page[i / SROCE_OOO_PER_PAGE];
+	return page ? &page[i % SROCE_OOO_PER_PAGE] : NULL;
+}
+
+/* The slot of @psn, its page allocated if need be; NULL if that fails. */
+static struct sk_buff **sroce_ooo_slot_new(struct sroce_qp *qp, u32 psn)
 {
 	u32 i = psn % SROCE_OOO_SLOTS;
 	struct sk_buff ***page;
 
 	if (!qp->resp.ooo) {
-		if (!grow)
-			return NULL;
 		/* Only a QP that sees a gap pays for a store. */
 		qp->resp.ooo = kzalloc(sizeof(*qp->resp.ooo), GFP_ATOMIC);
 		if (!qp->resp.ooo)
@@ -99,8 +110,6 @@ static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn,
 	}
 	page = &qp->resp.ooo->page[i / SROCE_OOO_PER_PAGE];
 	if (!*page) {
-		if (!grow)
-			return NULL;
 		*page = (struct sk_buff **)get_zeroed_page(GFP_ATOMIC);
 		if (!*page)
 			return NULL;
@@ -108,11 +117,33 @@ static struct sk_buff **sroce_ooo_slot(struct sroce_qp *qp, u32 psn,
 	return &(*page)[i % SROCE_OOO_PER_PAGE];
 }
 
-/* Forget the request kept in @slot, giving its bytes back. */
+/*
+ * Nothing is kept: the pages go, so that what a QP holds between gaps is
+ * the store's header alone, whatever PSNs its gaps were at.
+ */
+static void sroce_ooo_trim(struct sroce_qp *qp)
+{
+	u32 p;
+
+	if (!qp->resp.ooo || qp->resp.ooo_n)
+		return;
+	for (p = 0; p < SROCE_OOO_PAGES; p++) {
+		free_page((unsigned long)qp->resp.ooo->page[p]);
+		qp->resp.ooo->page[p] = NULL;
+	}
+}
+
+/* @skb, kept, is no longer: its bytes go back to the QP and the device. */
+static void sroce_ooo_uncharge(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	qp->resp.ooo->bytes -= skb->truesize;
+	atomic_long_sub(skb->truesize, &qp->sdev->ooo_bytes);
+}
+
+/* Forget the request kept in @slot. */
 static void sroce_ooo_drop(struct sroce_qp *qp, struct sk_buff **slot)
 {
-	qp->resp.ooo->bytes -= (*slot)->truesize;
-	atomic_long_sub((*slot)->truesize, &qp->sdev->ooo_bytes);
+	sroce_ooo_uncharge(qp, *slot);
 	kfree_skb(*slot);
 	*slot = NULL;
 	qp->resp.ooo_n--;
@@ -120,26 +151,22 @@ static void sroce_ooo_drop(struct sroce_qp *qp, struct sk_buff **slot)
 
 /*
  * May the QP hold @skb past a gap, within its share and the device's
- * bound? If so, it is charged to both.
+ * bound? If so, the device is charged; the QP is once @skb has a slot.
  */
 static bool sroce_ooo_charge(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	unsigned long max = READ_ONCE(qp->sdev->ooo_max);
+	unsigned long mine = qp->resp.ooo ? qp->resp.ooo->bytes : 0;
 	atomic_long_t *held = &qp->sdev->ooo_bytes;
 
 	/* Lower only: 0 and anything above are the default. */
 	if (!max || max > SROCE_OOO_DEV_BYTES)
 		max = SROCE_OOO_DEV_BYTES;
-	if (qp->resp.ooo->bytes + skb->truesize > max / SROCE_OOO_QP_SHARE)
-		goto refuse;
-	if (atomic_long_add_return(skb->truesize, held) > max) {
-		atomic_long_sub(skb->truesize, held);
-		goto refuse;
-	}
-	qp->resp.ooo->bytes += skb->truesize;
-	return true;
-refuse:
-	sroce_count(qp->sdev, SROCE_CNT_OOO_REFUSED, 1);
+	if (mine + skb->truesize > max / SROCE_OOO_QP_SHARE)
+		return false;
+	if (atomic_long_add_return(skb->truesize, held) <= max)
+		return true;
+	atomic_long_sub(skb->truesize, held);
 	return false;
 }
 
@@ -181,27 +208,34 @@ enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sk_buff **slot;
 
+	/* A slot per PSN mod SROCE_OOO_SLOTS, the same across the wrap. */
+	BUILD_BUG_ON(!is_power_of_2(SROCE_OOO_SLOTS) ||
+		     SROCE_OOO_SLOTS > SROCE_PSN_MASK);
 	if (npsn > SROCE_OOO_SLOTS || d >= SROCE_OOO_SLOTS - npsn + 1)
 		return SROCE_OOO_NO;
-	slot = sroce_ooo_slot(qp, psn, true);
-	if (!slot)
-		return SROCE_OOO_NO;
-	if (*slot) {
+	/*
+	 * All that is kept behind the expected PSN (in the PSNs of a READ
+	 * done since) will never be taken: a new gap opens at the expected
+	 * PSN, and their bytes do not count against this request.
+	 */
+	if (qp->resp.ooo_n &&
+	    sroce_psn_before(qp->resp.ooo_top, qp->resp.psn))
+		sroce_ooo_purge(qp);
+	slot = sroce_ooo_slot(qp, psn);
+	if (slot && *slot) {
 		if (sroce_ooo_psn(*slot) == psn)
 			return SROCE_OOO_HAD;
 		/* One the expected PSN passed (a READ's PSNs): never taken. */
 		sroce_ooo_drop(qp, slot);
 	}
 	if (!sroce_ooo_charge(qp, skb))
-		return SROCE_OOO_NO;
-	/*
-	 * All that is kept behind the expected PSN (in the PSNs of a READ
-	 * done since) will never be taken: a new gap opens at the expected
-	 * PSN.
-	 */
-	if (qp->resp.ooo_n &&
-	    sroce_psn_before(qp->resp.ooo_top, qp->resp.psn))
-		sroce_ooo_purge(qp);
+		goto refuse;
+	slot = sroce_ooo_slot_new(qp, psn);
+	if (!slot) {
+		atomic_long_sub(skb->truesize, &qp->sdev->ooo_bytes);
+		goto refuse;
+	}
+	qp->resp.ooo->bytes += skb->truesize;
 	if (!qp->resp.ooo_n) {
 		sroce_ooo_progress(qp);
 		sroce_ooo_nak_hole(qp, qp->resp.psn, psn);
@@ -214,6 +248,10 @@ enum sroce_ooo_res sroce_ooo_arrive(struct sroce_qp *qp, struct sk_buff *skb,
 	qp->resp.ooo_n++;
 	sroce_count(qp->sdev, SROCE_CNT_OOO_KEPT, 1);
 	return SROCE_OOO_KEPT;
+refuse:
+	sroce_count(qp->sdev, SROCE_CNT_OOO_REFUSED, 1);
+	sroce_ooo_trim(qp);
+	return SROCE_OOO_NO;
 }
 
 /* The request kept for the expected PSN, or NULL. */
@@ -223,18 +261,19 @@ struct sk_buff *sroce_ooo_take(struct sroce_qp *qp)
 
 	if (!qp->resp.ooo_n)
 		return NULL;
-	slot = sroce_ooo_slot(qp, qp->resp.psn, false);
+	slot = sroce_ooo_slot(qp, qp->resp.psn);
 	skb = slot ? *slot : NULL;
 	if (!skb)
 		return NULL;
 	if (sroce_ooo_psn(skb) != qp->resp.psn) {
 		sroce_ooo_drop(qp, slot);
+		sroce_ooo_trim(qp);
 		return NULL;
 	}
 	*slot = NULL;
 	qp->resp.ooo_n--;
-	qp->resp.ooo->bytes -= skb->truesize;
-	atomic_long_sub(skb->truesize, &qp->sdev->ooo_bytes);
+	sroce_ooo_uncharge(qp, skb);
+	sroce_ooo_trim(qp);
 	sroce_ooo_progress(qp);
 	return skb;
 }
@@ -251,6 +290,7 @@ void sroce_ooo_purge(struct sroce_qp *qp)
 			if (page[i])
 				sroce_ooo_drop(qp, &page[i]);
 	}
+	sroce_ooo_trim(qp);
 }
 
 /*
