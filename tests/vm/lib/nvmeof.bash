@@ -98,8 +98,8 @@ nvme_ns_nodes() {
 	a=$(nvme_ns 1) && b=$(nvme_ns 2) && [ -b "$a" ] && [ -b "$b" ]
 }
 
-# nvme_state_is STATE SECONDS: the controller reaches STATE (live,
-# connecting, ...) within SECONDS.
+# nvme_state STATE: the controller is in STATE (live, connecting, ...).
+# nvme_state_is STATE SECONDS: it reaches STATE within SECONDS.
 nvme_state() {
 	local c
 	c=$(nvme_ctrl) && [ "$(cat "/sys/class/nvme/$c/state" 2>/dev/null)" = "$1" ]
