@@ -70,6 +70,22 @@ static inline void sroce_comp_rtt_void(struct sroce_qp *qp, u32 next)
 }
 
 /*
+ * The requester sends @psn once more, alone: no PSN before @next is timed
+ * from now on, and the round trip being timed stops only if it is that
+ * one's (Karn). Another's answer is still one answer to one packet: under
+ * steady loss, a QP that dropped its timing at every single resend would
+ * never measure its round trip while a resend came more often than one.
+ */
+static inline void sroce_comp_rtt_resent(struct sroce_qp *qp, u32 psn,
+					 u32 next)
+{
+	if (qp->comp.rtt_on && qp->comp.rtt_psn == psn)
+		qp->comp.rtt_on = false;
+	qp->comp.rtt_hold = true;
+	qp->comp.rtt_fresh = next;
+}
+
+/*
  * Would the completer time the round trip of @psn, a request that asks
  * for an ACK, if it left now? Not while it times another, nor a PSN a
  * go-back may have sent twice (Karn).
