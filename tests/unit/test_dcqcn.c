@@ -149,6 +149,60 @@ static void test_pacing(void)
 	ok(!d.limited && !d.byte_stage, "... which neither limits nor counts");
 }
 
+/* A measured path of milliseconds: DCQCN's floors (cc_rp.h). */
+static void test_path(void)
+{
+	struct sroce_cc_params p = params();
+	struct sroce_dcqcn d = {};
+	u32 rc;
+	int i;
+
+	d.path.rtt_ns = 5000 * US;
+	d.path.min_rtt_ns = 5000 * US;
+	d.path.rate_mbps = 200;
+	ok(sroce_dcqcn_cut(&d, &p, 0), "a first cut");
+	is(d.rt, 200, "... starts from the rate the path delivered");
+	is(d.rc, 100, "... and halves it");
+	rc = d.rc;
+	ok(!sroce_dcqcn_cut(&d, &p, 4999 * US),
+	   "a CNP within a round trip of the cut does not cut");
+	is(d.rc, rc, "... and leaves the rate");
+	sroce_dcqcn_advance(&d, &p, 4999 * US);
+	is(d.alpha, 1024, "alpha keeps for a round trip (55 us is less)");
+	is(d.timer_stage, 0, "so does the rate timer (300 us is less)");
+	sroce_dcqcn_advance(&d, &p, 5000 * US);
+	is(d.alpha, 1020, "one round trip: one decay");
+	is(d.timer_stage, 1, "... and one rate increase");
+	ok(sroce_dcqcn_cut(&d, &p, 5000 * US), "a round trip on, a CNP cuts");
+	d.path.rtt_ns = 20000 * US;
+	rc = d.rc;
+	ok(sroce_dcqcn_cut(&d, &p, 10000 * US) && d.rc < rc,
+	   "a queue that stretches the round trip does not delay a cut");
+
+	d = (struct sroce_dcqcn){};
+	d.path.rtt_ns = 5000 * US;
+	d.path.rate_mbps = 200;
+	sroce_dcqcn_cut(&d, &p, 0);
+	for (i = 1; i <= 5; i++)
+		sroce_dcqcn_advance(&d, &p, i * 5000 * US);
+	is(d.rt, 200 + 200 / 32,
+	   "additive increase at most the target over 32 a round trip");
+	d.path.rtt_ns = 100 * US;
+	sroce_dcqcn_advance(&d, &p, 5 * 5000 * US + 300 * US);
+	is(d.rt, 200 + 200 / 32 + 40,
+	   "a round trip within the rate timer: the paper's step");
+
+	d = (struct sroce_dcqcn){};
+	d.path.rtt_ns = 5000 * US;
+	d.path.rate_mbps = 20000;
+	sroce_dcqcn_cut(&d, &p, 0);
+	is(d.rt, 10000, "a path rate above line rate: from line rate");
+	d = (struct sroce_dcqcn){};
+	sroce_dcqcn_cut(&d, &p, 0);
+	ok(sroce_dcqcn_cut(&d, &p, 0) && d.rc == 2500,
+	   "no round trip measured: every CNP event cuts (the paper)");
+}
+
 int main(void)
 {
 	test_cut();
@@ -156,5 +210,6 @@ int main(void)
 	test_recovery();
 	test_back_to_line();
 	test_pacing();
+	test_path();
 	return tap_done();
 }

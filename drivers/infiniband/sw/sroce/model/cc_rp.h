@@ -16,6 +16,18 @@
  * alpha_us without a CNP. The timers are not timers: sroce_dcqcn_advance()
  * works out how many periods passed whenever the requester wants to send.
  * Back at line rate the QP is unlimited again.
+ *
+ * The paper's constants are for round trips of microseconds; a software
+ * device's are milliseconds. So the QP's measured path, when it has one,
+ * sets floors (struct sroce_dcqcn_path): a cut comes at most once per
+ * least round trip (an earlier cut has not shown in the queue yet: the
+ * CNPs between are folded into it; the least, not the smoothed one, which
+ * a queue stretches, so that a longer queue does not slow the cuts that
+ * drain it), alpha's period and the rate timer are at least the smoothed
+ * round trip, where that is longer than the rate timer an increase is a
+ * share of the target (sroce_dcqcn_step()), and the first cut starts from
+ * the rate the path delivered, not from a line rate the QP may never
+ * have reached. With no measure (0s) it is the paper's algorithm.
  */
 #ifndef SROCE_CC_RP_H
 #define SROCE_CC_RP_H
@@ -40,6 +52,9 @@
  * the rate back at line rate.
  */
 #define SROCE_CC_MAX_PERIODS	4096
+/* Where a round trip is a period, an increase is at most Rt / this. */
+#define SROCE_CC_AI_SHARE	32
+#define SROCE_CC_HAI_SHARE	8
 
 /* The device's parameters; each is a u32 in sysfs (sroce_sysfs.c). */
 struct sroce_cc_params {
@@ -78,8 +93,16 @@ enum sroce_sr_mode {
 	SROCE_SR_OFFER,		/* ... and announce it to every peer */
 };
 
+/* What the QP measured of its path (rtt.h); 0: not measured yet. */
+struct sroce_dcqcn_path {
+	u64 rtt_ns;		/* the smoothed round trip */
+	u64 min_rtt_ns;		/* the least round trip: without a queue */
+	u32 rate_mbps;		/* the most the path delivered lately */
+};
+
 /* One QP's reaction point; times in ns of one monotonic clock. */
 struct sroce_dcqcn {
+	struct sroce_dcqcn_path path;	/* the caller's, before each call */
 	bool limited;		/* below line rate: pace and recover */
 	u32 rc;			/* current rate, Mb/s */
 	u32 rt;			/* target rate, Mb/s */
@@ -89,6 +112,7 @@ struct sroce_dcqcn {
 	u64 bytes;		/* sent since the byte counter's last expiry */
 	u32 timer_stage;	/* rate timer expiries since the last cut */
 	u32 byte_stage;		/* byte counter expiries since the last cut */
+	u64 t_cut;		/* the last cut */
 	u64 next_ns;		/* the next packet may leave then */
 };
 
@@ -102,6 +126,29 @@ static inline u64 sroce_cc_max(u64 a, u64 b)
 	return a > b ? a : b;
 }
 
+/* A period of @us microseconds, at least the path's round trip. */
+static inline u64 sroce_dcqcn_period(const struct sroce_dcqcn *d, u32 us)
+{
+	return sroce_cc_max((u64)us * 1000, d->path.rtt_ns);
+}
+
+/*
+ * An increase of the target by @mbps, unless a round trip is longer than
+ * the rate timer's period: the paper's steps, 40 and 200 Mb/s, are a
+ * thousandth of a 40 Gb/s line per period of a few round trips, but a
+ * flow through a slower, farther bottleneck gets one period a round trip
+ * and would double the link's load in one. There a step is at most the
+ * target over @share, a small multiple of TCP's packet a round trip.
+ */
+static inline u64 sroce_dcqcn_step(const struct sroce_dcqcn *d,
+				   const struct sroce_cc_params *p, u32 mbps,
+				   u32 share)
+{
+	if (d->path.rtt_ns <= (u64)SROCE_CC_P(p->rate_timer_us) * 1000)
+		return mbps;
+	return sroce_cc_min(mbps, sroce_cc_max(d->rt / share, 1));
+}
+
 /* One rate increase: fast recovery, additive or hyper. */
 static inline void sroce_dcqcn_increase(struct sroce_dcqcn *d,
 					const struct sroce_cc_params *p)
@@ -113,9 +160,12 @@ static inline void sroce_dcqcn_increase(struct sroce_dcqcn *d,
 	u64 rt = d->rt;
 
 	if (hi >= f && lo < f)
-		rt += SROCE_CC_P(p->ai_mbps);
+		rt += sroce_dcqcn_step(d, p, SROCE_CC_P(p->ai_mbps),
+				       SROCE_CC_AI_SHARE);
 	else if (lo >= f)
-		rt += (u64)(lo - f + 1) * SROCE_CC_P(p->hai_mbps);
+		rt += (u64)(lo - f + 1) *
+		      sroce_dcqcn_step(d, p, SROCE_CC_P(p->hai_mbps),
+				       SROCE_CC_HAI_SHARE);
 	d->rt = sroce_cc_min(rt, line);
 	d->rc = (d->rt + (u64)d->rc + 1) / 2;
 	/* At line rate (or as near as halving gets): unlimited again. */
@@ -128,8 +178,8 @@ static inline void sroce_dcqcn_advance(struct sroce_dcqcn *d,
 				       const struct sroce_cc_params *p,
 				       u64 now)
 {
-	u64 k = (u64)SROCE_CC_P(p->alpha_us) * 1000;
-	u64 t = (u64)SROCE_CC_P(p->rate_timer_us) * 1000;
+	u64 k = sroce_dcqcn_period(d, SROCE_CC_P(p->alpha_us));
+	u64 t = sroce_dcqcn_period(d, SROCE_CC_P(p->rate_timer_us));
 	u32 g = SROCE_CC_P(p->g);
 	u64 n, i;
 
@@ -152,15 +202,22 @@ static inline void sroce_dcqcn_advance(struct sroce_dcqcn *d,
 	d->t_inc += n * t;
 }
 
-/* CNPs came (one congestion event, however many): cut the rate. */
-static inline void sroce_dcqcn_cut(struct sroce_dcqcn *d,
+/*
+ * CNPs came (one congestion event, however many): cut the rate, unless
+ * the last cut is less than a round trip old. Returns whether it cut.
+ */
+static inline bool sroce_dcqcn_cut(struct sroce_dcqcn *d,
 				   const struct sroce_cc_params *p, u64 now)
 {
 	u32 g = SROCE_CC_P(p->g), line = SROCE_CC_P(p->line_rate_mbps);
 	u64 cut;
 
+	if (d->limited && now - d->t_cut < d->path.min_rtt_ns)
+		return false;
 	if (!d->limited) {
 		d->rc = line;
+		if (d->path.rate_mbps && d->path.rate_mbps < line)
+			d->rc = d->path.rate_mbps;
 		d->alpha = SROCE_CC_ONE;
 		d->t_alpha = now;
 		d->next_ns = now;
@@ -175,10 +232,12 @@ static inline void sroce_dcqcn_cut(struct sroce_dcqcn *d,
 		    (u64)g * SROCE_CC_ONE) / SROCE_CC_ONE;
 	d->t_alpha = now;
 	d->t_inc = now;
+	d->t_cut = now;
 	d->bytes = 0;
 	d->timer_stage = 0;
 	d->byte_stage = 0;
 	d->limited = true;
+	return true;
 }
 
 /*

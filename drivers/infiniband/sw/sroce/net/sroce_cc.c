@@ -96,8 +96,39 @@ void sroce_cc_np(struct sroce_qp *qp)
 }
 
 /*
+ * The round trip a QP that has measured none yet is taken to have: a
+ * software path's, about (a same-host one under emulation). Without a
+ * guess, a QP whose every timed packet went twice (loss at each round
+ * trip through a full queue) would cut at every CNP with an alpha that
+ * decays in microseconds: cuts that take nothing off, and the queue
+ * stays full.
+ */
+#define SROCE_CC_RTT_GUESS_US	1000
+
+/*
+ * What the completer measured of the path (rtt.h), for DCQCN's floors:
+ * the smoothed round trip, and the most PSNs a round trip delivered
+ * lately as a rate (full packets: never less than what went).
+ */
+static void sroce_cc_rp_path(struct sroce_qp *qp)
+{
+	struct sroce_dcqcn_path *path = &qp->cc.rp.d.path;
+	u64 srtt8 = READ_ONCE(qp->comp.rtt.srtt8);
+	u32 min_us = READ_ONCE(qp->comp.bdp.min_us);
+	u64 psns = READ_ONCE(qp->comp.bdp.rate);
+
+	path->rtt_ns = (srtt8 ? srtt8 >> 3 : SROCE_CC_RTT_GUESS_US) *
+		       NSEC_PER_USEC;
+	path->min_rtt_ns = (u64)(min_us ?: SROCE_CC_RTT_GUESS_US) *
+			   NSEC_PER_USEC;
+	path->rate_mbps = min_t(u64, div_u64(psns * qp->mtu * 8, USEC_PER_SEC),
+				U32_MAX);
+}
+
+/*
  * The send task's pass, before the requester: CNPs received since the
- * last pass cut the rate once (they are one congestion event).
+ * last pass cut the rate once (they are one congestion event), and not
+ * again within a round trip.
  */
 void sroce_cc_rp_cnp(struct sroce_qp *qp)
 {
@@ -106,7 +137,9 @@ void sroce_cc_rp_cnp(struct sroce_qp *qp)
 	if (!test_and_clear_bit(SROCE_CC_CNP, &qp->cc.flags) ||
 	    !READ_ONCE(p->rp) || !sroce_cc_connected(qp))
 		return;
-	sroce_dcqcn_cut(&qp->cc.rp.d, p, ktime_get_ns());
+	sroce_cc_rp_path(qp);
+	if (!sroce_dcqcn_cut(&qp->cc.rp.d, p, ktime_get_ns()))
+		return;
 	qp->cc.rate_cuts++;
 	sroce_count(qp->sdev, SROCE_CNT_RATE_CUTS, 1);
 }
@@ -121,8 +154,10 @@ bool sroce_cc_rp_wait(struct sroce_qp *qp)
 	struct sroce_dcqcn *d = &qp->cc.rp.d;
 	u64 now = ktime_get_ns();
 
-	if (d->limited)
+	if (d->limited) {
+		sroce_cc_rp_path(qp);
 		sroce_dcqcn_advance(d, &qp->sdev->cc, now);
+	}
 	if ((!d->limited && !READ_ONCE(qp->sdev->cc.pace_line)) ||
 	    d->next_ns <= now)
 		return false;
