@@ -258,10 +258,11 @@ rxe_sroce_table() {
 	echo "over RDMA, rds_test bulk (64 B x 60000, 64 KiB x 1500, at most 128 in flight)"
 	rxe_sroce_table ulp
 	echo
-	echo "Congestion control, one VM (-smp 2): sroce flows through one 40 Mb/s bottleneck"
-	echo "(htb, red ecn: limit 300 KB, marking from 6 KB), all starting at once, with the"
-	echo "senders' DCQCN on and off (cc_rp); figures over the time every flow ran, median"
-	echo "of $runs runs; Jain = fairness of the flows' rates (1 = equal), util = the"
+	echo "Congestion control, one VM (-smp 2): flows through one 40 Mb/s bottleneck"
+	echo "(htb, red ecn: limit 300 KB, marking from 6 KB), all starting at once: sroce with"
+	echo "the senders' DCQCN on and off (cc_rp) and its timers set for the link, sroce with"
+	echo "every cc_* at its default (dflt), and TCP (cubic, ECN); figures over the time every"
+	echo "flow ran, median of $runs runs; Jain = fairness of the flows' rates (1 = equal), util = the"
 	echo "bottleneck's use (resends and all), goodput = the data delivered over the whole"
 	echo "run as a share of the bottleneck, queue = red's backlog, dropped = packets red"
 	echo "lost (tests/vm/lib/dumbbell.bash)"
@@ -274,9 +275,10 @@ rxe_sroce_table() {
 	END {
 		printf "%-6s %-4s %7s %7s %8s %13s %14s %8s\n", "flows", "cc", "Jain", "util",
 			"goodput", "queue max KB", "queue mean KB", "dropped"
+		nm = split("on off dflt tcp", modes, " ")
 		for (i = 0; i < n; i++)
-			for (c = 0; c < 2; c++) {
-				cc = c ? "off" : "on"; f = order[i]
+			for (c = 1; c <= nm; c++) {
+				cc = modes[c]; f = order[i]
 				printf "%-6s %-4s %7s %7s %8s %13s %14s %8s\n", f, cc, val(v[f, cc, "jain"]),
 					val(v[f, cc, "util"]), val(v[f, cc, "goodput"]), val(v[f, cc, "qmax"]),
 					val(v[f, cc, "qmean"]), val(v[f, cc, "drops"])

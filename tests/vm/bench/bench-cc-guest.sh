@@ -1,13 +1,15 @@
 #!/bin/bash
 # `make bench`, one VM: the dumbbell of dumbbell.bash (senders through a
 # 40 Mb/s htb bottleneck whose red marks ECN, to one receiver), two flows
-# and then four, each with the senders' reaction point on and off
-# (cc_rp), every flow starting at once. Arguments:
+# and then four, every flow starting at once: sroce with the senders'
+# reaction point on and off (cc_rp) and DCQCN's timers set for the link
+# (dumbbell.bash's dcqcn_timers), sroce with every cc_* parameter at its
+# default ("dflt"), and TCP (cubic with ECN, iperf3). Arguments:
 #   bench-cc-guest.sh [RUNS [SENDS2 [SENDS4]]]   (3, 400, 300)
 # SENDS2 and SENDS4: the 64 KiB SENDs of each flow with two and four
 # flows. Prints, per run,
 #   BENCH <cc> cc_<F>flows_<figure> <value> <unit>   or   ... n/a <why>
-# with cc "on" or "off", F 2 or 4 and figure jain (Jain's index of the
+# with cc "on", "off", "dflt" or "tcp", F 2 or 4 and figure jain (Jain's index of the
 # flows' rates) and util (the bottleneck's utilisation, resends and all)
 # over the window in which every flow ran (dumbbell.bash's common);
 # goodput (the SENDs' bytes over the run, from the first flow's start to
@@ -81,16 +83,37 @@ net_setup >/dev/null || exit 2
 pings >/dev/null || exit 2
 devices || exit 2
 gids || exit 2
-dcqcn_timers || exit 2
+# Every device's cc_* parameters as the module set them.
+declare -A dflt
+for f in "$sr"/sroce0/cc_*; do
+	dflt[${f##*/}]=$(cat "$f") || exit 2
+done
+defaults() {
+	local k i
+	for k in "${!dflt[@]}"; do
+		for i in 0 1 2 3 4; do
+			echo "${dflt[$k]}" > "$sr/sroce$i/$k" || return 1
+		done
+	done
+}
 for _ in $(seq "$RUNS"); do
-	for cc in on off; do
-		if [ $cc = on ]; then sender_cc rp 1; else sender_cc rp 0; fi
-		sender_cc line_rate_mbps $LINE2
+	for cc in on off dflt tcp; do
+		defaults || exit 2
+		FLOWS_TCP=
+		case $cc in
+		on|off)
+			dcqcn_timers || exit 2
+			if [ $cc = on ]; then sender_cc rp 1; else sender_cc rp 0; fi
+			sender_cc line_rate_mbps $LINE2
+			;;
+		tcp)	FLOWS_TCP=1 ;;
+		esac
 		measure $cc 2 1:0:"$N2" 2:0:"$N2"
-		sender_cc line_rate_mbps $LINE4
+		[ $cc = on ] || [ $cc = off ] && sender_cc line_rate_mbps $LINE4
 		measure $cc 4 1:0:"$N4" 2:0:"$N4" 3:0:"$N4" 4:0:"$N4"
 	done
 done
-sender_cc rp 1
+FLOWS_TCP=
+defaults
 devices_del
 rmmod sroce

@@ -293,6 +293,8 @@ why() {
 # seconds after the first (SPECs in increasing DELAY order). Sets fail
 # (the pairs that failed, "" if none) and the flows' start and end, and
 # leaves the samples in $tab and the counters in /tmp/db.st0 and .st1.
+# With FLOWS_TCP=1 each flow is N x 64 KiB of TCP (iperf3, cubic, ECN)
+# instead: the same bottleneck's figures for TCP (make bench).
 flows() {
 	local spec i d n at=0 st
 	local -A srv cli fport
@@ -301,8 +303,13 @@ flows() {
 		IFS=: read -r i d n <<<"$spec"
 		port=$((port + 1))
 		fport[$i]=$port
-		ip netns exec r timeout 150 ib_send_bw -d sroce0 -x "$g0" -F -e \
-			-n "$n" -p $port >/tmp/db.srv$i.log 2>&1 &
+		if [ -n "${FLOWS_TCP:-}" ]; then
+			ip netns exec r timeout 150 iperf3 -s -1 -p $port \
+				>/tmp/db.srv$i.log 2>&1 &
+		else
+			ip netns exec r timeout 150 ib_send_bw -d sroce0 -x "$g0" -F -e \
+				-n "$n" -p $port >/tmp/db.srv$i.log 2>&1 &
+		fi
 		srv[$i]=$!
 	done
 	listening "${fport[@]}" || diag "not every server listens yet"
@@ -311,8 +318,14 @@ flows() {
 	for spec in "$@"; do
 		IFS=: read -r i d n <<<"$spec"
 		[ "$d" -gt $at ] && sleep $((d - at)) && at=$d
-		ip netns exec s$i timeout 150 ib_send_bw -d sroce$i -x "${g[$i]}" -F -e \
-			-n "$n" -p "${fport[$i]}" 10.7.0.1 >/tmp/db.cli$i.log 2>&1 &
+		if [ -n "${FLOWS_TCP:-}" ]; then
+			ip netns exec s$i sysctl -qw net.ipv4.tcp_ecn=1
+			ip netns exec s$i timeout 150 iperf3 -c 10.7.0.1 -C cubic \
+				-n $((n * 65536)) -p "${fport[$i]}" >/tmp/db.cli$i.log 2>&1 &
+		else
+			ip netns exec s$i timeout 150 ib_send_bw -d sroce$i -x "${g[$i]}" -F -e \
+				-n "$n" -p "${fport[$i]}" 10.7.0.1 >/tmp/db.cli$i.log 2>&1 &
+		fi
 		cli[$i]=$!
 	done
 	fail=
