@@ -1075,11 +1075,29 @@ static void kept_stale(void)
  * (ooo_kept) before the next, so that none is lost past the receive
  * FIFO.
  */
+/*
+ * Wait up to @ms for ooo_kept, plus ooo_refused with @refused, to reach
+ * @want: whether it did.
+ */
+static bool counted_within(bool refused, long long want, int ms)
+{
+	long long end = tap_now_ms() + ms;
+
+	for (;;) {
+		if (counter("ooo_kept") +
+		    (refused ? counter("ooo_refused") : 0) >= want)
+			return true;
+		if (tap_now_ms() > end)
+			return false;
+		usleep(2000);
+	}
+}
+
 static void kept_many(unsigned int p, unsigned int n)
 {
 	unsigned int top = p - 1, i;
 	struct ibv_qp *qp = qp_new_sr(p, 0x100);
-	long long kept0 = counter("ooo_kept"), end, t0 = tap_now_ms();
+	long long kept0 = counter("ooo_kept"), t0 = tap_now_ms();
 	const char *err = NULL;
 	struct wire_got g;
 
@@ -1091,12 +1109,8 @@ static void kept_many(unsigned int p, unsigned int n)
 			err = "send failed";
 		if (err || (n - i + 1) % 64)
 			continue;
-		for (end = tap_now_ms() + 20000;
-		     counter("ooo_kept") < kept0 + n - i + 1; usleep(2000))
-			if (tap_now_ms() > end) {
-				err = "not kept as sent (ooo_kept, 20 s)";
-				break;
-			}
+		if (!counted_within(false, kept0 + n - i + 1, 20000))
+			err = "not kept as sent (ooo_kept, 20 s)";
 	}
 	/* P+n NAKs P to P+31, what the requester queues; then no more. */
 	for (i = 0; i < 32 && !err; i++)
@@ -1290,17 +1304,16 @@ static void put_counted(struct ibv_qp *qp, unsigned int p, int n,
 			long long *kept, long long *ref)
 {
 	long long kept0 = counter("ooo_kept"), ref0 = counter("ooo_refused");
-	long long end;
 	int i;
 
+	/* A request not sent or not counted leaves kept + refused short. */
 	for (i = 1; i <= n; i++) {
-		put(qp, p, i, true, false);
+		if (put(qp, p, i, true, false))
+			break;
 		if (i % 64 && i < n)
 			continue;
-		for (end = tap_now_ms() + 60000;
-		     counter("ooo_kept") + counter("ooo_refused") <
-		     kept0 + ref0 + i && tap_now_ms() < end;)
-			usleep(20000);
+		if (!counted_within(true, kept0 + ref0 + i, 60000))
+			break;
 	}
 	*kept = counter("ooo_kept") - kept0;
 	*ref = counter("ooo_refused") - ref0;
