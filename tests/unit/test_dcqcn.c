@@ -201,6 +201,22 @@ static void test_path(void)
 	sroce_dcqcn_cut(&d, &p, 0);
 	ok(sroce_dcqcn_cut(&d, &p, 0) && d.rc == 2500,
 	   "no round trip measured: every CNP event cuts (the paper)");
+
+	d = (struct sroce_dcqcn){};
+	d.path.rate_mbps = 4;
+	sroce_dcqcn_cut(&d, &p, 0);
+	ok(d.rt == 10 && d.rc == 10,
+	   "a path rate below the minimum: from the minimum (rt %u rc %u)",
+	   d.rt, d.rc);
+
+	d = (struct sroce_dcqcn){};
+	d.path.rate_mbps = 40;
+	for (i = 0; i < 11; i++)
+		sroce_dcqcn_cut(&d, &p, 0);
+	sroce_dcqcn_cut(&d, &p, (SROCE_CC_MAX_PERIODS + 1) * 300 * US);
+	ok(d.rt == 40 && d.rc == 20 && d.alpha == 1024,
+	   "a CNP after a long silence is a first cut again (rt %u rc %u)",
+	   d.rt, d.rc);
 }
 
 int main(void)

@@ -80,7 +80,14 @@ void sroce_sq_resend_one(struct sroce_qp *qp, u32 psn, int reason)
 	if (qp->req.one_n == SROCE_RESEND_ONE_MAX)
 		return;
 	trace_sroce_retransmit(qp->ibqp.qp_num, psn, qp->req.psn, reason);
-	sroce_comp_rtt_resent(qp, psn, qp->req.psn);
+	/*
+	 * An early resend's probe comes an RTO after the last request that
+	 * asked for an ACK: an answer that waited for it is no round trip.
+	 */
+	if (reason == SROCE_REXMIT_SR)
+		sroce_comp_rtt_resent(qp, psn, qp->req.psn);
+	else
+		sroce_comp_rtt_void(qp, qp->req.psn);
 	qp->req.one_psn[qp->req.one_n++] = psn;
 }
 

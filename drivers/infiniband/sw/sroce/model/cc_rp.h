@@ -8,7 +8,8 @@
  * functions (tests/unit/test_dcqcn.c).
  *
  * A cut: Rt = Rc, Rc -= Rc * alpha / 2 (not below min_rate_mbps), alpha
- * += g (1 - alpha). The first starts from line rate with alpha 1. Then
+ * += g (1 - alpha). The first starts from line rate (or the rate the path
+ * delivered, below) with alpha 1. Then
  * each expiry of the rate timer or of the byte counter is an increase:
  * halve the gap to Rt while both have expired fewer than fast_recovery
  * times since the cut, and raise Rt by ai_mbps once one has, by hai_mbps
@@ -27,7 +28,8 @@
  * round trip, where that is longer than the rate timer an increase is a
  * share of the target (sroce_dcqcn_step()), and the first cut starts from
  * the rate the path delivered, not from a line rate the QP may never
- * have reached. With no measure (0s) it is the paper's algorithm.
+ * have reached. Given no measure (0s) it is the paper's algorithm; the
+ * kernel assumes a round trip until it has measured one (sroce_cc.c).
  */
 #ifndef SROCE_CC_RP_H
 #define SROCE_CC_RP_H
@@ -210,24 +212,25 @@ static inline bool sroce_dcqcn_cut(struct sroce_dcqcn *d,
 				   const struct sroce_cc_params *p, u64 now)
 {
 	u32 g = SROCE_CC_P(p->g), line = SROCE_CC_P(p->line_rate_mbps);
+	u32 floor = sroce_cc_min(SROCE_CC_P(p->min_rate_mbps), line);
 	u64 cut;
 
 	if (d->limited && now - d->t_cut < d->path.min_rtt_ns)
 		return false;
+	/* A long silence may have ended the last episode: then a first cut. */
+	if (d->limited)
+		sroce_dcqcn_advance(d, p, now);
 	if (!d->limited) {
 		d->rc = line;
 		if (d->path.rate_mbps && d->path.rate_mbps < line)
-			d->rc = d->path.rate_mbps;
+			d->rc = sroce_cc_max(d->path.rate_mbps, floor);
 		d->alpha = SROCE_CC_ONE;
 		d->t_alpha = now;
 		d->next_ns = now;
-	} else {
-		sroce_dcqcn_advance(d, p, now);
 	}
 	d->rt = d->rc;
 	cut = (u64)d->rc * d->alpha / (2 * SROCE_CC_ONE);
-	d->rc = sroce_cc_max(d->rc - cut,
-			     sroce_cc_min(SROCE_CC_P(p->min_rate_mbps), line));
+	d->rc = sroce_cc_max(d->rc - cut, floor);
 	d->alpha = ((u64)d->alpha * (SROCE_CC_ONE - g) +
 		    (u64)g * SROCE_CC_ONE) / SROCE_CC_ONE;
 	d->t_alpha = now;

@@ -106,23 +106,31 @@ void sroce_cc_np(struct sroce_qp *qp)
 #define SROCE_CC_RTT_GUESS_US	1000
 
 /*
- * What the completer measured of the path (rtt.h), for DCQCN's floors:
- * the smoothed round trip, and the most PSNs a round trip delivered
- * lately as a rate (full packets: never less than what went).
+ * What the completer of the same send pass measured of the path (rtt.h),
+ * for DCQCN's floors: the smoothed and the least round trip.
  */
 static void sroce_cc_rp_path(struct sroce_qp *qp)
 {
 	struct sroce_dcqcn_path *path = &qp->cc.rp.d.path;
-	u64 srtt8 = READ_ONCE(qp->comp.rtt.srtt8);
-	u32 min_us = READ_ONCE(qp->comp.bdp.min_us);
-	u64 psns = READ_ONCE(qp->comp.bdp.rate);
+	u64 srtt8 = qp->comp.rtt.srtt8;
+	u32 min_us = qp->comp.bdp.min_us;
 
 	path->rtt_ns = (srtt8 ? srtt8 >> 3 : SROCE_CC_RTT_GUESS_US) *
 		       NSEC_PER_USEC;
 	path->min_rtt_ns = (u64)(min_us ?: SROCE_CC_RTT_GUESS_US) *
 			   NSEC_PER_USEC;
-	path->rate_mbps = min_t(u64, div_u64(psns * qp->mtu * 8, USEC_PER_SEC),
-				U32_MAX);
+}
+
+/*
+ * ... and, for a first cut, the most PSNs a round trip delivered lately
+ * as Mb/s (full packets: never less than what went).
+ */
+static void sroce_cc_rp_path_rate(struct sroce_qp *qp)
+{
+	u64 bits = qp->comp.bdp.rate * qp->mtu * 8;
+
+	qp->cc.rp.d.path.rate_mbps = min_t(u64, div_u64(bits, 1000000),
+					   U32_MAX);
 }
 
 /*
@@ -138,6 +146,7 @@ void sroce_cc_rp_cnp(struct sroce_qp *qp)
 	    !READ_ONCE(p->rp) || !sroce_cc_connected(qp))
 		return;
 	sroce_cc_rp_path(qp);
+	sroce_cc_rp_path_rate(qp);
 	if (!sroce_dcqcn_cut(&qp->cc.rp.d, p, ktime_get_ns()))
 		return;
 	qp->cc.rate_cuts++;
