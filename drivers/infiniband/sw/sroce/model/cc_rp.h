@@ -206,7 +206,8 @@ static inline void sroce_dcqcn_advance(struct sroce_dcqcn *d,
 
 /*
  * CNPs came (one congestion event, however many): cut the rate, unless
- * the last cut is less than a round trip old. Returns whether it cut.
+ * the last cut is less than the least round trip old. Returns whether it
+ * cut.
  */
 static inline bool sroce_dcqcn_cut(struct sroce_dcqcn *d,
 				   const struct sroce_cc_params *p, u64 now)
