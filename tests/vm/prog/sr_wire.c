@@ -105,7 +105,8 @@ static int quiet(void)
 }
 
 /* An RC QP in RTS with the peer: its requests from @rq, sroce's from @sq. */
-static struct ibv_qp *qp_new(unsigned int rq, unsigned int sq)
+/* As qp_new(), with the local ACK timeout @timeout. */
+static struct ibv_qp *qp_new_to(unsigned int rq, unsigned int sq, int timeout)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
@@ -116,12 +117,17 @@ static struct ibv_qp *qp_new(unsigned int rq, unsigned int sq)
 
 	/* What an earlier check left on the wire is not this QP's. */
 	quiet_for(50);
-	/* About 4 s: no local ACK timeout while the peer takes its time. */
-	if (qp && wire_qp_rts(qp, ACC, 4, rq, sq, 20)) {
+	if (qp && wire_qp_rts(qp, ACC, 4, rq, sq, timeout)) {
 		ibv_destroy_qp(qp);
 		return NULL;
 	}
 	return qp;
+}
+
+static struct ibv_qp *qp_new(unsigned int rq, unsigned int sq)
+{
+	/* About 4 s: no local ACK timeout while the peer takes its time. */
+	return qp_new_to(rq, sq, 20);
 }
 
 /* Device attribute cc_@name set to @v: its value before, or -1. */
@@ -648,6 +654,70 @@ out:
 	check(knob("pace_line", pace < 0 ? 0 : pace) >= 0 &&
 	      knob("line_rate_mbps", line < 0 ? 100000 : line) >= 0,
 	      "pacing back to what it was");
+}
+
+/*
+ * A go-back-N NAK inside a long WRITE, and an ACK for part of it right
+ * behind: paced at 1 Mb/s, the NAK's resend is still before the PSN the
+ * ACK acknowledged when that is taken, and the requester goes on from
+ * the first PSN not acknowledged. sroce once took the resend's place,
+ * behind the acknowledged PSN, for a full window and sent nothing more
+ * until the local ACK timeout; here that is hours (timeout 31), so the
+ * rest never came.
+ */
+static void rewound_inside(void)
+{
+	unsigned int sq = 0x401, k;
+	int line, pace, again = 0;
+	const char *err = NULL;
+	struct ibv_qp *qp;
+
+	line = knob("line_rate_mbps", 1);
+	pace = knob("pace_line", 1);
+	if (!check(line > 0 && pace >= 0,
+		   "inside: paced at 1 Mb/s (line rate was %d)", line))
+		goto out;
+	qp = qp_new_to(0x100, sq, 31);
+	if (!check(qp != NULL,
+		   "inside: a QP, its requests from %#x, local ACK timeout 31",
+		   sq))
+		goto out;
+	if (post_write(qp, 33, 0, 8 * MTU))
+		err = "posting failed";
+	for (k = 0; !err && k < 8; k++)
+		err = req_is(k == 0 ? OP(WRITE_FIRST) :
+			     k == 7 ? OP(WRITE_LAST) : OP(WRITE_MIDDLE),
+			     sq + k, true, k == 7 ? 1 : -1, k * MTU, 8 * MTU);
+	CHECK_ERR(err, "inside: a WRITE of 8 packets, as posted");
+	if (answer(qp, sq + 1, NAK_SEQ, false) ||
+	    answer(qp, sq + 5, ACK_OK, false))
+		err = "send failed";
+	/* Any of +1 to +5 again, in order, before the ACK is taken. */
+	for (k = 1; !err; k++) {
+		if (!wire_recv(&rq, 10000)) {
+			err = "nothing came";
+		} else if (k <= 5 && rq.pkt.f.psn == sq + k) {
+			err = req_was(OP(WRITE_MIDDLE), sq + k, true, -1,
+				      k * MTU, 8 * MTU);
+			again++;
+			continue;
+		} else {
+			err = req_was(OP(WRITE_MIDDLE), sq + 6, true, -1,
+				      6 * MTU, 8 * MTU);
+		}
+		break;
+	}
+	printf("# %d packet(s) before +6 went again before the ACK\n", again);
+	if (!err)
+		err = req_is(OP(WRITE_LAST), sq + 7, true, 1, 7 * MTU, 8 * MTU);
+	CHECK_ERR(err, "inside: a NAK for +1, an ACK for +5: the resend goes on from +6 to the LAST");
+	check(!answer(qp, sq + 7, ACK_OK, false) && wcs_ok(33, 1) && quiet(),
+	      "inside: an ACK for the LAST completes the WRITE, nothing else is sent");
+	ibv_destroy_qp(qp);
+out:
+	check(knob("pace_line", pace < 0 ? 0 : pace) >= 0 &&
+	      knob("line_rate_mbps", line < 0 ? 100000 : line) >= 0,
+	      "inside: pacing back to what it was");
 }
 
 /*
@@ -1452,6 +1522,7 @@ int main(int argc, char **argv)
 	check(knob("sel_repeat", 2) == 1, "cc_sel_repeat set to 2: SR offered to every peer");
 	asking();
 	rewound_done();
+	rewound_inside();
 	window();
 	probing();
 	check(knob("sel_repeat", 1) == 2, "cc_sel_repeat back to 1");

@@ -460,11 +460,31 @@ static u32 sroce_req_window(struct sroce_qp *qp)
 static bool sroce_req_window_full(struct sroce_qp *qp, u32 psn)
 {
 	if (!sroce_qp_acked(qp) ||
-	    sroce_psn_diff(psn, qp->comp.psn) < sroce_req_window(qp))
+	    sroce_psn_diff(psn, qp->comp.psn) < (s32)sroce_req_window(qp))
 		return false;
 	qp->window_full++;
 	sroce_count(qp->sdev, SROCE_CNT_WINDOW_FULL, 1);
 	return true;
+}
+
+/*
+ * The PSN of @s's next packet. A resend under way in @s (a rewind stopped
+ * by pacing, the budget or the window) that an ACK has overtaken goes on
+ * from the first PSN not acknowledged: what is behind it arrived.
+ */
+static u32 sroce_req_past_acked(struct sroce_qp *qp, struct sroce_swqe *s)
+{
+	u32 psn = sroce_psn_add(s->first_psn, div_u64(qp->req.off, qp->mtu));
+	u64 off;
+
+	if (!sroce_qp_acked(qp) || !sroce_psn_before(psn, qp->comp.psn))
+		return psn;
+	off = (u64)sroce_psn_diff(qp->comp.psn, s->first_psn) * qp->mtu;
+	/* An ACK past all of @s completes it: not here. */
+	if (off >= s->length)
+		return psn;
+	qp->req.off = off;
+	return qp->comp.psn;
 }
 
 /*
@@ -658,8 +678,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			qp->req.off = 0;
 			s->state = SROCE_SWQE_SENDING;
 		} else {
-			psn = sroce_psn_add(s->first_psn,
-					    div_u64(qp->req.off, qp->mtu));
+			psn = sroce_req_past_acked(qp, s);
 			if (sroce_req_window_full(qp, psn))
 				break;
 		}
