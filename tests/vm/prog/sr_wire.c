@@ -37,9 +37,10 @@
  * alone again, with AckReq, and completes nothing; one for a PSN not
  * outstanding gets nothing; a NAK without SR goes back N from its PSN and
  * completes what is before it; a resend stopped inside a WRITE that an ACK
- * then completes goes on with the next WRITE whole. 256 PSNs are
- * outstanding at the most until a round trip is timed, then never more
- * than 4096. Early resends on: an
+ * then completes goes on with the next WRITE whole. A new QP has 32
+ * PSNs outstanding at the most, and one more for each acknowledged, up
+ * to 256; then twice the bandwidth-delay product the round trips it
+ * timed say, never below 256 and never above 4096. Early resends on: an
  * RTO after the last request, the oldest PSN not answered alone, with
  * AckReq; an ACK for just it, and the rest follows; an ACK past it, and
  * only probes of the next PSN follow.
@@ -70,6 +71,12 @@
 #define QUIET		300		/* ms of silence that say "nothing" */
 #define NKEEP		768		/* requests kept past a hole, at once */
 #define SLOTS		4096	/* the largest window; the slots past a gap */
+/*
+ * A new QP's window (SROCE_WIN_START, sroce_req.c) grows by each PSN
+ * acknowledged until it reaches the fixed one (SROCE_MAX_INFLIGHT).
+ */
+#define WIN_START	32
+#define WIN_FIXED	256
 #define NPLANT		1023		/* a stranger's, past a hole */
 #define HELLO		(LEN - WLEN)	/* where the peer's first WRITE goes */
 
@@ -751,15 +758,16 @@ static int stream(unsigned int sq, unsigned int from, unsigned int n)
 /*
  * The rest of a WRITE from @sq, from PSN +@from on, the first @acked
  * answered: a round at a time, each PSN once and never more than
- * SLOTS outstanding, each round at least 256 on from what was
- * answered (or to the last), then an ACK with SR for all that came.
+ * SLOTS outstanding, each round at least the window on from what was
+ * answered (WIN_START + @acked, up to WIN_FIXED; or to the last), then
+ * an ACK with SR for all that came.
  * 1 once PSN +@n - 1 came and was answered, or 0 (what came is printed).
  */
 static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
 		  unsigned int acked, unsigned int n)
 {
 	static unsigned char seen[SLEN / MTU];
-	unsigned int d, top = from, most = 0, rounds = 0;
+	unsigned int d, top = from, most = 0, rounds = 0, least;
 	struct wire_got g;
 
 	memset(seen, 0, sizeof(seen));
@@ -778,7 +786,9 @@ static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
 		}
 		while (top < n && seen[top])
 			top++;
-		if (top - acked < (n - acked < 256 ? n - acked : 256)) {
+		least = WIN_START + acked < WIN_FIXED ? WIN_START + acked :
+							  WIN_FIXED;
+		if (top - acked < (n - acked < least ? n - acked : least)) {
 			printf("# round %u: +%u answered, only up to +%u came\n",
 			       rounds, acked, top);
 			return 0;
@@ -794,8 +804,9 @@ static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
 }
 
 /*
- * 256 PSNs outstanding until a round trip is timed; then twice the path's
- * bandwidth-delay product, at most SLOTS (SROCE_MAX_INFLIGHT_CAP).
+ * A new QP: WIN_START PSNs outstanding, one more for each acknowledged
+ * (slow start), up to WIN_FIXED; then twice the path's bandwidth-delay
+ * product, never below WIN_FIXED, at most SLOTS (SROCE_MAX_INFLIGHT_CAP).
  */
 static void window(void)
 {
@@ -804,20 +815,25 @@ static void window(void)
 
 	if (!check(qp != NULL, "window: a QP"))
 		return;
-	check(!post_write(qp, 9, 0, SLEN) && stream(sq, 0, 256),
-	      "a WRITE of %u packets, nothing answered: 256 requests, then it waits",
-	      n);
-	check(!answer(qp, sq, ACK_OK, true) && stream(sq, 256, 1),
-	      "an ACK with SR for the first: one more, the window still 256");
+	check(!post_write(qp, 9, 0, SLEN) && stream(sq, 0, WIN_START),
+	      "a WRITE of %u packets, nothing answered: %d requests, then it waits",
+	      n, WIN_START);
+	check(!answer(qp, sq, ACK_OK, true) && stream(sq, WIN_START, 2),
+	      "an ACK with SR for the first: two more (the window grew by one)");
 	check(!answer(qp, sroce_psn_add(sq, 1), ACK_OK, false) &&
-	      stream(sq, 257, 1),
-	      "an ACK without SR for the second: one more");
-	check(!answer(qp, sroce_psn_add(sq, 99), ACK_OK, true) &&
-	      stream(sq, 258, 98),
-	      "an ACK with SR for the 100th: 98 more");
-	check(follow(qp, sq, 356, 100, n),
-	      "ACKs with SR for all that came, round by round: the rest, at least 256 and at most %d outstanding",
-	      SLOTS);
+	      stream(sq, WIN_START + 2, 2),
+	      "an ACK without SR for the second: two more");
+	/*
+	 * All that came, a = WIN_START + 4, acknowledged: the window is
+	 * WIN_START + a from +a, so WIN_START + a more.
+	 */
+	check(!answer(qp, sroce_psn_add(sq, WIN_START + 3), ACK_OK, true) &&
+	      stream(sq, WIN_START + 4, 2 * WIN_START + 4),
+	      "an ACK with SR for all %d that came: %d more", WIN_START + 4,
+	      2 * WIN_START + 4);
+	check(follow(qp, sq, 3 * WIN_START + 8, WIN_START + 4, n),
+	      "ACKs with SR for all that came, round by round: the rest, the window growing to at least %d and at most %d outstanding",
+	      WIN_FIXED, SLOTS);
 	check(wcs_ok(9, 1), "an ACK for the last completes it");
 	ibv_destroy_qp(qp);
 }

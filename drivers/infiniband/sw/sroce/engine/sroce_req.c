@@ -4,8 +4,9 @@
  * them, gives them PSNs and sends their packets, segmented by the path
  * MTU, within the limits the completer's progress sets: a window of
  * PSNs (sroce_req_window(): twice the path's bandwidth-delay product,
- * at least SROCE_MAX_INFLIGHT, at most SROCE_MAX_INFLIGHT_CAP),
- * max_rd_atomic reads and atomics, fences. The
+ * at least SROCE_MAX_INFLIGHT, at most SROCE_MAX_INFLIGHT_CAP, after a
+ * start that grows from SROCE_WIN_START), max_rd_atomic reads and
+ * atomics, fences. The
  * completer moves it back (sroce_sq_rewind()) to retransmit.
  *
  * Ring indices: comp.head <= req.cur <= req.fetched <= the ring's prod.
@@ -447,13 +448,38 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
 }
 
 /*
+ * A new connection's window, in PSNs: what it may send before the peer
+ * has acknowledged anything. It holds an AckReq wherever it starts, so
+ * the window always moves (BUILD_BUG_ON below).
+ */
+#define SROCE_WIN_START		32
+
+/*
  * The PSNs that may be unacknowledged: the path's bandwidth-delay
  * product, doubled, within [SROCE_MAX_INFLIGHT, SROCE_MAX_INFLIGHT_CAP].
+ * A connection starts below that, at SROCE_WIN_START plus every PSN
+ * acknowledged since its SQ PSN was set: the window doubles each round
+ * trip (TCP's slow start) until it reaches SROCE_MAX_INFLIGHT, and from
+ * then on only the product sizes it. A new QP's first burst, sent at CPU
+ * speed before any CNP or round trip could come back, is what a shallow
+ * queue holds; a whole window from each of a few new QPs was not.
  */
 static u32 sroce_req_window(struct sroce_qp *qp)
 {
-	return sroce_bdp_window(&qp->comp.bdp, SROCE_MAX_INFLIGHT,
-				SROCE_MAX_INFLIGHT_CAP);
+	u32 w = sroce_bdp_window(&qp->comp.bdp, SROCE_MAX_INFLIGHT,
+				 SROCE_MAX_INFLIGHT_CAP);
+	s32 acked;
+
+	BUILD_BUG_ON(SROCE_WIN_START < SROCE_ACKREQ_EVERY);
+	if (qp->req.ss_done)
+		return w;
+	acked = sroce_psn_diff(qp->comp.psn, qp->req.ss_psn);
+	if (acked < 0)
+		acked = 0;
+	if (SROCE_WIN_START + acked < SROCE_MAX_INFLIGHT)
+		return min_t(u32, SROCE_WIN_START + acked, w);
+	qp->req.ss_done = true;
+	return w;
 }
 
 /* Would a packet at @psn leave the PSN window? Counted as a stall. */
