@@ -1,6 +1,15 @@
 # tests/vm/lib/roce.sh - RoCE helpers for the in-VM scripts (bash), sourced
 # by lib.sh and by scripts that are not TAP suites (bench-guest.sh).
 
+# sysfs_get VAR FILE: VAR is FILE's first line, or empty when it cannot
+# be read (an unused GID's type). No process: a GID table has 1024
+# entries, and a process each is seconds under emulation.
+sysfs_get() {
+	printf -v "$1" '%s' ''
+	{ IFS= read -r "$1" < "$2"; } 2>/dev/null
+	return 0
+}
+
 # gid_of_ip ADDR: the GID, as sysfs prints it, of an IPv4 address (mapped)
 # or an IPv6 address (any form with at most one "::").
 gid_of_ip() {
@@ -42,20 +51,22 @@ rc56_env() {
 # (IPv4 or IPv6). The core fills the GID table from a work queue after
 # the device appears, so wait for it: 60 s at most (a busy host).
 gid_index() {
-	local dev=$1 want g i
+	local dev=$1 want g i v end=$((SECONDS + 60))
 	want=$(gid_of_ip "$2")
-	for _ in $(seq 600); do
+	while :; do
 		for g in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+			sysfs_get v "$g"
+			[ "$v" = "$want" ] || continue
 			i=${g##*/}
-			if [ "$(cat "$g" 2>/dev/null)" = "$want" ] &&
-				[ "$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
+			sysfs_get v "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i"
+			if [ "$v" = "RoCE v2" ]; then
 				echo "$i"
 				return 0
 			fi
 		done
+		[ $SECONDS -lt $end ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # stack_up rxe|sroce [sr]: that RDMA stack on eth0, rdma_rxe's rxe0 or
@@ -156,13 +167,13 @@ link_alive() {
 # shows it (the PSNs, what is outstanding, what is held), so a stalled
 # exchange tells which side waits for what. Exit status 124 then.
 stall_dump() {
-	local secs=$1 pid i f
+	local secs=$1 pid f end
 	shift
 	"$@" &
 	pid=$!
-	for i in $(seq "$secs"); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 1
+	end=$((SECONDS + secs))
+	while [ $SECONDS -lt $end ] && kill -0 "$pid" 2>/dev/null; do
+		sleep 0.1
 	done
 	if ! kill -0 "$pid" 2>/dev/null; then
 		wait "$pid"
@@ -183,18 +194,21 @@ stall_dump() {
 	return 124
 }
 
-# connect_retry CMD...: run a client until its server listens; any other
-# failure ends it at once, with its output.
+# connect_retry CMD...: run a client until its server listens (90 s at
+# most); any other failure ends it at once, with its output. The client
+# and its server start together, so the first try often comes too soon:
+# the next follows shortly.
 connect_retry() {
-	local i out st
-	for i in $(seq 90); do
+	local out st end=$((SECONDS + 90))
+	while :; do
 		out=$("$@" 2>&1) && { echo "$out"; return 0; }
 		st=$?
 		if ! grep -q "Couldn't connect\|Unable to init the socket" <<< "$out"; then
 			echo "${out:-(no output, exit status $st)}"
 			return 1
 		fi
-		sleep 1
+		[ $SECONDS -lt $end ] || break
+		sleep 0.2
 	done
 	echo "$out"
 	return 1

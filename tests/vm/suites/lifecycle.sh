@@ -18,20 +18,22 @@ module_loaded() { grep -q "^$1 " /proc/modules; }
 
 # has_gid DEV GID TYPE: the GID table of port 1 holds GID with that type.
 has_gid() {
-	local d=/sys/class/infiniband/$1/ports/1 f i
+	local d=/sys/class/infiniband/$1/ports/1 f v
 	for f in "$d"/gids/*; do
-		[ "$(<"$f")" = "$2" ] || continue
-		i=${f##*/}
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "$3" ] && return 0
+		sysfs_get v "$f"
+		[ "$v" = "$2" ] || continue
+		sysfs_get v "$d/gid_attrs/types/${f##*/}"
+		[ "$v" = "$3" ] && return 0
 	done
 	return 1
 }
 
 # has_gid_type DEV TYPE: some GID of port 1 has that type.
 has_gid_type() {
-	local f
+	local f v
 	for f in /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/*; do
-		[ "$(cat "$f" 2>/dev/null)" = "$2" ] && return 0
+		sysfs_get v "$f"
+		[ "$v" = "$2" ] && return 0
 	done
 	return 1
 }
