@@ -84,7 +84,7 @@ step() {
 # uses -Werror; sparse does not stop the build by itself).
 sparse_clean() {
 	local kdir=$1 log
-	log=$(make -s module KDIR="$kdir" C=2 2>&1) || { echo "$log"; return 1; }
+	log=$(make -s "$j" module KDIR="$kdir" C=2 2>&1) || { echo "$log"; return 1; }
 	echo "$log"
 	! echo "$log" | grep -E 'warning:|error:' | grep -v 'Skipping BTF'
 }
@@ -179,8 +179,10 @@ if [ "${DEBUG_KERNEL:-0}" != 0 ] && [ $list = 0 ]; then
 fi
 k61=$(scripts/kver.sh 6.1)
 k612=$(scripts/kver.sh 6.12)
-step "module builds against $k61 with -Werror" make -s module KDIR=/lib/modules/$k61/build
-step "module builds against $k612 with -Werror" make -s module KDIR=/lib/modules/$k612/build
+# The host's builds take every core: the VMs run only after them.
+j=-j$(nproc)
+step "module builds against $k61 with -Werror" make -s "$j" module KDIR=/lib/modules/$k61/build
+step "module builds against $k612 with -Werror" make -s "$j" module KDIR=/lib/modules/$k612/build
 step "sparse clean on $k61" sparse_clean /lib/modules/$k61/build
 step "sparse clean on $k612" sparse_clean /lib/modules/$k612/build
 step "checkpatch --strict clean" checkpatch
@@ -188,11 +190,11 @@ step "calls go down the layer table, no cycle (scripts/callgraph.sh --strict)" s
 step "docs name only what exists (scripts/docs-check.sh)" scripts/docs-check.sh
 step "call-graph page is scripts/callgraph.sh --doc (scripts/docs-check.sh --graph)" \
 	scripts/docs-check.sh --graph
-step "test module builds" make -s test-kmod KDIR=/lib/modules/$k61/build
+step "test module builds" make -s "$j" test-kmod KDIR=/lib/modules/$k61/build
 step "provider builds in rdma-core 56.1, needs only what system libibverbs has" make -s provider
-step "test programs build" make -s progs
-step "install into a DESTDIR ($k61)" make -s stage KDIR=/lib/modules/$k61/build
-step "install into a DESTDIR ($k612)" make -s stage KDIR=/lib/modules/$k612/build \
+step "test programs build" make -s "$j" progs
+step "install into a DESTDIR ($k61)" make -s "$j" stage KDIR=/lib/modules/$k61/build
+step "install into a DESTDIR ($k612)" make -s "$j" stage KDIR=/lib/modules/$k612/build \
 	STAGE="$top/build/stage-$k612"
 step "dkms builds the module for $k612" scripts/dkms-check.sh "$k612"
 step "in-tree build (linux-source-6.1)" scripts/intree-build.sh
