@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vm-overlay.sh STAGE_DIR TEST_SCRIPT OUT.cpio.gz [SRC[:DEST]...]
+# vm-overlay.sh STAGE_DIR TEST_SCRIPT OUT.cpio [SRC[:DEST]...]
 # Build the small per-run archive that vm-run.sh appends to the cached base
 # initramfs (the kernel unpacks concatenated archives in order, later files
 # win). It carries:
@@ -12,7 +12,7 @@
 set -euo pipefail
 
 die() { echo "vm-overlay: $*" >&2; exit 1; }
-[ $# -ge 3 ] || die "usage: vm-overlay.sh STAGE_DIR TEST_SCRIPT OUT.cpio.gz [SRC[:DEST]...]"
+[ $# -ge 3 ] || die "usage: vm-overlay.sh STAGE_DIR TEST_SCRIPT OUT.cpio [SRC[:DEST]...]"
 stage=$1 test=$2 out=$3
 shift 3
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,5 +67,5 @@ done
 
 tmp=$(mktemp "$out.XXXXXX")
 (cd "$root" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc -R 0:0 --quiet) | gzip -n -1 >"$tmp"
+	cpio --null -o -H newc -R 0:0 --quiet) >"$tmp"
 mv "$tmp" "$out"

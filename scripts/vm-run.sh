@@ -66,7 +66,7 @@ vmlinux=$vmdir/vmlinux-$kver
 # smaller one, which starts seconds sooner.
 flavour=base
 grep -q '^# vm-image: ulp$' "$test" && flavour=ulp
-base=$vmdir/$flavour-$kver.cpio.gz
+base=$vmdir/$flavour-$kver.cpio
 "$top/scripts/vm-vmlinux.sh" "$kver" "$vmlinux"
 "$top/scripts/vm-initramfs.sh" "$kver" "$base" "$flavour"
 
@@ -88,9 +88,9 @@ trap 'exit 130' INT TERM
 # Arguments travel NUL-separated so any byte survives.
 : >"$run/args"
 for a in "$@"; do printf '%s\0' "$a" >>"$run/args"; done
-"$top/scripts/vm-overlay.sh" "$stage" "$test" "$run/overlay.cpio.gz" \
+"$top/scripts/vm-overlay.sh" "$stage" "$test" "$run/overlay.cpio" \
 	${files[@]+"${files[@]}"} "$run/args:/sroce-test/args"
-cat "$base" "$run/overlay.cpio.gz" >"$run/initrd"
+cat "$base" "$run/overlay.cpio" >"$run/initrd"
 
 # The guest's own limit leaves time for boot, the dmesg scan and the
 # result line, so a hung test still reports instead of being cut off.
