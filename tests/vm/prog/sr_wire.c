@@ -37,7 +37,9 @@
  * alone again, with AckReq, and completes nothing; one for a PSN not
  * outstanding gets nothing; a NAK without SR goes back N from its PSN and
  * completes what is before it; a resend stopped inside a WRITE that an ACK
- * then completes goes on with the next WRITE whole. A new QP has 32
+ * then completes goes on with the next WRITE whole, and one stopped
+ * inside a WRITE that an ACK overtakes goes on past what it acknowledged.
+ * A new QP has 32
  * PSNs outstanding at the most, and one more for each acknowledged, up
  * to 256; then twice the bandwidth-delay product the round trips it
  * timed say, never below 256 and never above 4096. Early resends on: an
@@ -597,6 +599,27 @@ static void asking(void)
 }
 
 /*
+ * Every QP paced at 1 Mb/s (cc_pace_line), one check named after @what:
+ * 1 if it is. The line rate and pacing before go in @line and @pace (-1:
+ * not read), for pacing_back().
+ */
+static int paced_slow(const char *what, int *line, int *pace)
+{
+	*line = knob("line_rate_mbps", 1);
+	*pace = knob("pace_line", 1);
+	return check(*line > 0 && *pace >= 0,
+		     "%spaced at 1 Mb/s (line rate was %d)", what, *line);
+}
+
+/* The line rate and pacing paced_slow() found, back; one check. */
+static void pacing_back(const char *what, int line, int pace)
+{
+	check(knob("pace_line", pace < 0 ? 0 : pace) >= 0 &&
+	      knob("line_rate_mbps", line < 0 ? 100000 : line) >= 0,
+	      "%spacing back to what it was", what);
+}
+
+/*
  * A go-back-N NAK inside a WRITE, and an ACK for all of that WRITE right
  * behind it: the resend goes on with the next WRITE from its first byte
  * and PSN. The requester is paced at 1 Mb/s (cc_pace_line), so the ACK
@@ -614,10 +637,7 @@ static void rewound_done(void)
 	int line, pace, again = 0;
 	const char *err;
 
-	line = knob("line_rate_mbps", 1);
-	pace = knob("pace_line", 1);
-	if (!check(line > 0 && pace >= 0, "paced at 1 Mb/s (line rate was %d)",
-		   line))
+	if (!paced_slow("", &line, &pace))
 		goto out;
 	qp = qp_new(0x100, sq);
 	if (!check(qp != NULL, "rewound: a QP, its requests from %#x", sq))
@@ -658,9 +678,7 @@ static void rewound_done(void)
 	      "rewound: an ACK completes the second, nothing else is sent");
 	ibv_destroy_qp(qp);
 out:
-	check(knob("pace_line", pace < 0 ? 0 : pace) >= 0 &&
-	      knob("line_rate_mbps", line < 0 ? 100000 : line) >= 0,
-	      "pacing back to what it was");
+	pacing_back("", line, pace);
 }
 
 /*
@@ -679,10 +697,7 @@ static void rewound_inside(void)
 	const char *err = NULL;
 	struct ibv_qp *qp;
 
-	line = knob("line_rate_mbps", 1);
-	pace = knob("pace_line", 1);
-	if (!check(line > 0 && pace >= 0,
-		   "inside: paced at 1 Mb/s (line rate was %d)", line))
+	if (!paced_slow("inside: ", &line, &pace))
 		goto out;
 	qp = qp_new_to(0x100, sq, 31);
 	if (!check(qp != NULL,
@@ -722,9 +737,7 @@ static void rewound_inside(void)
 	      "inside: an ACK for the LAST completes the WRITE, nothing else is sent");
 	ibv_destroy_qp(qp);
 out:
-	check(knob("pace_line", pace < 0 ? 0 : pace) >= 0 &&
-	      knob("line_rate_mbps", line < 0 ? 100000 : line) >= 0,
-	      "inside: pacing back to what it was");
+	pacing_back("inside: ", line, pace);
 }
 
 /*
