@@ -38,8 +38,9 @@
  * outstanding gets nothing; a NAK without SR goes back N from its PSN and
  * completes what is before it; a resend stopped inside a WRITE that an ACK
  * then completes goes on with the next WRITE whole, and one stopped
- * inside a WRITE that an ACK overtakes goes on past what it acknowledged.
- * A new QP has 32
+ * inside a WRITE that an ACK overtakes goes on past what it acknowledged;
+ * an ACK for a PSN given to a WRITE but not sent yet is dropped
+ * (rx_stale_resp) and acknowledges nothing. A new QP has 32
  * PSNs outstanding at the most, and one more for each acknowledged, up
  * to 256; then twice the bandwidth-delay product the round trips it
  * timed say, never below 256 and never above 4096. Early resends on: an
@@ -852,6 +853,37 @@ static void window(void)
 }
 
 /*
+ * An ACK for a PSN of a WRITE that has its PSNs but has not sent that
+ * one yet (the start window holds it back) acknowledges nothing: only
+ * PSNs sent mean anything (rx_stale_resp), as the IBTA's requester drops
+ * a response for a PSN it has no request out for. sroce once took it
+ * (its PSNs were given out at the WRITE's start) and went on past it.
+ */
+static void ghost_ack(void)
+{
+	unsigned int sq = 0x2000;
+	struct ibv_qp *qp = qp_new(0x100, sq);
+	long long st0;
+
+	if (!check(qp != NULL, "ghost: a QP"))
+		return;
+	check(!post_write(qp, 41, 0, 64 * MTU) && stream(sq, 0, WIN_START),
+	      "ghost: a WRITE of 64 packets, nothing answered: %d requests",
+	      WIN_START);
+	st0 = counter("rx_stale_resp");
+	check(!answer(qp, sroce_psn_add(sq, WIN_START + 8), ACK_OK, true) &&
+	      grew("rx_stale_resp", st0, 1) && quiet_for(200) && no_wc(),
+	      "ghost: an ACK for +%d, never sent: dropped as rx_stale_resp, nothing sent or completed",
+	      WIN_START + 8);
+	check(!answer(qp, sroce_psn_add(sq, WIN_START - 1), ACK_OK, true) &&
+	      stream(sq, WIN_START, 64 - WIN_START),
+	      "ghost: an ACK for all that came: the rest of the WRITE");
+	check(!answer(qp, sroce_psn_add(sq, 63), ACK_OK, true) && wcs_ok(41, 1),
+	      "ghost: an ACK for the last completes it");
+	ibv_destroy_qp(qp);
+}
+
+/*
  * With cc_sel_repeat 1, sroce's requests carry no SR to a peer that never
  * sent one, and carry it once the peer's in-sequence request did.
  */
@@ -1553,6 +1585,7 @@ int main(int argc, char **argv)
 	rewound_done();
 	rewound_inside();
 	window();
+	ghost_ack();
 	probing();
 	check(knob("sel_repeat", 1) == 2, "cc_sel_repeat back to 1");
 	kept_read();

@@ -381,6 +381,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
 		qp->req.psn = a->sq_psn;
 		qp->req.ss_psn = a->sq_psn;
+		qp->req.psn_sent = a->sq_psn;
 		qp->comp.psn = a->sq_psn;
 	}
 	if (mask & IB_QP_DEST_QPN)

@@ -169,7 +169,13 @@ struct sroce_qp {
 		u32 fetched;	/* ring index: next WQE to copy */
 		u32 cur;	/* ring index: next WQE to transmit */
 		u64 off;	/* bytes of cur already sent */
-		u32 psn;	/* next PSN to send */
+		u32 psn;	/* next PSN to give out to a message */
+		/*
+		 * One past the last PSN a request went out for (a READ's:
+		 * the last of its responses); what is between it and psn
+		 * was given out to a message but not sent yet.
+		 */
+		u32 psn_sent;
 		bool idle;	/* SROCE_SQ_IDLE is set in the ring */
 		bool failed;	/* a WQE failed locally: send nothing more */
 		/* A request with selective repeat's bit left since RESET. */

@@ -440,15 +440,21 @@ static void sroce_comp_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_pkt pkt;
 	u32 psn;
 
-	if (sroce_parse(skb->data, skb->len, qp->mtu, &pkt) != SROCE_PARSE_OK ||
+	/* UC and UD have nothing out that a response could answer. */
+	if (!sroce_qp_acked(qp) ||
+	    sroce_parse(skb->data, skb->len, qp->mtu, &pkt) != SROCE_PARSE_OK ||
 	    pkt.info->transport != SROCE_TR_RC) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_DROP_BAD, 1);
 		return;
 	}
-	/* Only PSNs sent and not yet acknowledged mean anything now. */
+	/*
+	 * Only PSNs sent and not yet acknowledged mean anything now: not
+	 * those given to a message that has not sent them yet.
+	 */
 	psn = pkt.f.psn;
 	if (!sroce_psn_in_window(psn, qp->comp.psn,
-				 sroce_psn_diff(qp->req.psn, qp->comp.psn))) {
+				 sroce_psn_diff(qp->req.psn_sent,
+						qp->comp.psn))) {
 		sroce_count(qp->sdev, SROCE_CNT_RX_STALE_RESP, 1);
 		return;
 	}

@@ -321,6 +321,13 @@ static u8 sroce_write_opcode(u8 op, bool first, bool last)
 /* Ask for an ACK this often within a long message, so the window moves. */
 #define SROCE_ACKREQ_EVERY	32
 
+/* Requests went out up to (not including) @end: the completer's range. */
+static void sroce_req_sent_to(struct sroce_qp *qp, u32 end)
+{
+	if (sroce_psn_before(qp->req.psn_sent, end))
+		qp->req.psn_sent = end;
+}
+
 /*
  * Send the next packet of @s from req.off, asking for an ACK where it
  * ends a message or a stretch of one, or @ackreq. Returns 0, or
@@ -414,6 +421,9 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *s,
 	ret = sroce_tx_batch(qp, txb, &f, pay, sroce_req_fill, &g);
 	if (ret)
 		return ret;
+	sroce_req_sent_to(qp, h->opcode == IB_WR_RDMA_READ ?
+			  sroce_psn_add(s->first_psn, s->npsn) :
+			  sroce_psn_add(f.psn, 1));
 	qp->req.sr_sent |= f.sr;
 	/*
 	 * The first request of this pass that asks for an ACK and can be
