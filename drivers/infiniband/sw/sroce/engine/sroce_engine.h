@@ -18,9 +18,10 @@
  * window is twice the path's product (struct sroce_bdp, rtt.h), never
  * below this and never above SROCE_MAX_INFLIGHT_CAP: a 20 ms path is
  * filled, a LAN keeps this. A new connection grows to this from a
- * smaller start (SROCE_WIN_START, sroce_req.c). A responder that does selective repeat keeps
- * up to SROCE_MAX_INFLIGHT_CAP PSNs past a gap (sroce_ooo.c), so towards
- * it a loss costs one packet, not the window, up to the same cap.
+ * smaller start (SROCE_WIN_START, sroce_req.c). A responder that does
+ * selective repeat keeps up to SROCE_MAX_INFLIGHT_CAP PSNs past a gap
+ * (sroce_ooo.c), so towards it a loss costs one packet, not the window,
+ * up to the same cap.
  */
 #define SROCE_MAX_INFLIGHT	256
 #define SROCE_MAX_INFLIGHT_CAP	4096

@@ -486,8 +486,9 @@ static u32 sroce_req_window(struct sroce_qp *qp)
 	acked = sroce_psn_diff(qp->comp.psn, qp->req.ss_psn);
 	if (acked < 0)
 		acked = 0;
+	/* Below the product's floor: w, at least that, does not limit. */
 	if (SROCE_WIN_START + acked < SROCE_MAX_INFLIGHT)
-		return min_t(u32, SROCE_WIN_START + acked, w);
+		return SROCE_WIN_START + acked;
 	qp->req.ss_done = true;
 	return w;
 }
