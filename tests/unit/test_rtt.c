@@ -116,6 +116,83 @@ static void test_bdp(void)
 	is(sroce_bdp_window(&b, 256, 4096), 256U, "an empty sample keeps the floor");
 }
 
+/* struct sroce_start with the requester's sizes: 32 at first, 256 full. */
+#define FIRST	32
+#define FULL	256
+
+/* The window after PSNs before @comp were acknowledged, @cut or not. */
+static unsigned int start_at(struct sroce_start *st, unsigned int comp,
+			     bool cut)
+{
+	sroce_start_update(st, FIRST, FULL, comp & SROCE_PSN_MASK, cut);
+	return sroce_start_window(st, FIRST, FULL, comp & SROCE_PSN_MASK);
+}
+
+static void test_start_doubles(void)
+{
+	struct sroce_start st = { .psn = 100 };
+
+	is(start_at(&st, 100, false), FIRST, "a new connection: the first window");
+	is(start_at(&st, 110, false), FIRST + 10U, "one more for each PSN acknowledged");
+	is(start_at(&st, 100 + FULL - FIRST - 1, false), FULL - 1U, "up to one short of full");
+	is(start_at(&st, 100 + FULL - FIRST, false), 0U, "then the start is over");
+	ok(st.done && !st.avoid, "done, never cut");
+	is(start_at(&st, 100 + FULL, true), 0U, "a cut after it changes nothing");
+}
+
+static void test_start_cut(void)
+{
+	struct sroce_start st = { .psn = 0 };
+	unsigned int w;
+
+	is(start_at(&st, 100, false), FIRST + 100U, "doubled to 132");
+	is(start_at(&st, 100, true), (FIRST + 100U) / 2, "a cut keeps half: 66");
+	ok(st.avoid && !st.done, "the doubling is over, the start is not");
+	is(start_at(&st, 300, true), 66U, "no growth while the rate stays cut");
+	is(start_at(&st, 365, false), 66U, "after it: 65 PSNs acknowledged, one short of a window");
+	is(start_at(&st, 366, false), 67U, "a window of 66 acknowledged: one more");
+	is(start_at(&st, 366 + 67 * 2, false), 69U, "two windows at once: two more");
+	w = start_at(&st, 366 + 67 * 2 + 60, false);
+	is(w, 69U, "the 60 over them count towards the next");
+	is(start_at(&st, 366 + 67 * 2 + 69, false), 70U, "and make it with 9 more");
+	is(start_at(&st, 569 + 75, false), 71U, "75 at a window of 70: one more, 5 left over");
+	is(start_at(&st, 569 + 75, false), 71U, "the same again changes nothing");
+	is(start_at(&st, 569 + 75 + 65, false), 71U, "65 more are one short of 71 with those 5");
+	is(start_at(&st, 569 + 75 + 66, false), 72U, "66 make it");
+	is(start_at(&st, 569 + 75 + 66, true), 72U, "a cut now keeps it");
+	is(start_at(&st, 569 + 75 + 66, true), 72U, "and again the same");
+}
+
+static void test_start_floor_and_full(void)
+{
+	struct sroce_start st = { .psn = SROCE_PSN_MASK - 5 };
+	unsigned int comp = SROCE_PSN_MASK - 5, w;
+	int i;
+
+	is(start_at(&st, comp + 4, true), (unsigned int)FIRST,
+	   "a cut early (36 reached): not below the first window");
+	comp += 4;
+	for (i = 0, w = FIRST; i < 1000 && w && w < FULL; i++) {
+		comp += w;
+		w = start_at(&st, comp, false);
+	}
+	is(w, 0U, "a window at a time, across the PSNs' wrap, it grows to full");
+	ok(st.done, "and the start is over (%d windows)", i);
+
+	st = (struct sroce_start){ .psn = 7 };
+	is(start_at(&st, 7 + 200, true), (FIRST + 200U) / 2,
+	   "a cut with 200 acknowledged: half of 232");
+	is(start_at(&st, 3, false), (FIRST + 200U) / 2,
+	   "a PSN behind the start counts as nothing");
+	is(start_at(&st, 7 + 200 + 116, false), (FIRST + 200U) / 2 + 1,
+	   "nor moves where the count starts: a window after the cut, one more");
+
+	st = (struct sroce_start){ .psn = 7 };
+	is(start_at(&st, 7 + 500, true), 0U,
+	   "more acknowledged than full before any look: over, the cut too late");
+	ok(st.done && !st.avoid, "done, not cut");
+}
+
 int main(void)
 {
 	test_first_sample();
@@ -123,5 +200,8 @@ int main(void)
 	test_floor_and_backoff();
 	test_large();
 	test_bdp();
+	test_start_doubles();
+	test_start_cut();
+	test_start_floor_and_full();
 	return tap_done();
 }

@@ -42,8 +42,9 @@
  * an ACK for a PSN given to a WRITE but not sent yet is dropped
  * (rx_stale_resp) and acknowledges nothing. A new QP has 32
  * PSNs outstanding at the most, and one more for each acknowledged, up
- * to 256; then twice the bandwidth-delay product the round trips it
- * timed say, never below 256 and never above 4096. Early resends on: an
+ * to 256 (one more a window after a CNP from the peer); then twice the
+ * bandwidth-delay product the round trips it timed say, never below 256
+ * and never above 4096. Early resends on: an
  * RTO after the last request, the oldest PSN not answered alone, with
  * AckReq; an ACK for just it, and the rest follows; an ACK past it, and
  * only probes of the next PSN follow.
@@ -76,7 +77,8 @@
 #define SLOTS		4096	/* the largest window; the slots past a gap */
 /*
  * A new QP's window (SROCE_WIN_START, sroce_req.c) grows by each PSN
- * acknowledged until it reaches the fixed one (SROCE_MAX_INFLIGHT).
+ * acknowledged until it reaches the fixed one (SROCE_MAX_INFLIGHT), or
+ * a CNP from the peer cuts its rate (cnp_window()).
  */
 #define WIN_START	32
 #define WIN_FIXED	256
@@ -821,6 +823,7 @@ static int follow(struct ibv_qp *qp, unsigned int sq, unsigned int from,
  * A new QP: WIN_START PSNs outstanding, one more for each acknowledged
  * (slow start), up to WIN_FIXED; then twice the path's bandwidth-delay
  * product, never below WIN_FIXED, at most SLOTS (SROCE_MAX_INFLIGHT_CAP).
+ * No CNP comes: the doubling runs its course (cnp_window()).
  */
 static void window(void)
 {
@@ -849,6 +852,43 @@ static void window(void)
 	      "ACKs with SR for all that came, round by round: the rest, the window growing to at least %d and at most %d outstanding",
 	      WIN_FIXED, SLOTS);
 	check(wcs_ok(9, 1), "an ACK for the last completes it");
+	ibv_destroy_qp(qp);
+}
+
+/*
+ * A CNP from the peer before the window has grown ends its doubling
+ * (struct sroce_start): with WIN_START out and a rate cut, an ACK for
+ * the first lets one more out, where the doubling window let two. From
+ * then on it grows by one PSN a window acknowledged, and with the path's
+ * product: an ACK for all that came brings the rest of a short WRITE.
+ * The cut leaves the rate near the line rate (no round trip was
+ * measured), so its pacing delays nothing here.
+ */
+static void cnp_window(void)
+{
+	unsigned int sq = 0x1800, n = WIN_START + 16;
+	struct sroce_fields cnp = { .opcode = SROCE_CNP_OPCODE, .becn = true };
+	struct ibv_qp *qp = qp_new(0x180, sq);
+	long long cuts0;
+
+	if (!check(qp != NULL, "cnp window: a QP"))
+		return;
+	check(!post_write(qp, 51, 0, n * MTU) && stream(sq, 0, WIN_START),
+	      "cnp window: a WRITE of %u packets, nothing answered: %d requests",
+	      n, WIN_START);
+	cuts0 = counter("rate_cuts");
+	check(!wire_send(qp, &cnp, NULL, 0) && grew("rate_cuts", cuts0, 1) &&
+	      quiet(),
+	      "cnp window: a CNP from the peer cuts the rate once, nothing sent");
+	check(!answer(qp, sq, ACK_OK, true) && stream(sq, WIN_START, 1),
+	      "cnp window: an ACK for the first: one more (the window stays %d)",
+	      WIN_START);
+	check(!answer(qp, sroce_psn_add(sq, WIN_START), ACK_OK, true) &&
+	      stream(sq, WIN_START + 1, n - WIN_START - 1),
+	      "cnp window: an ACK for all that came: the other %u",
+	      n - WIN_START - 1);
+	check(!answer(qp, sroce_psn_add(sq, n - 1), ACK_OK, true) &&
+	      wcs_ok(51, 1), "cnp window: an ACK for the last completes it");
 	ibv_destroy_qp(qp);
 }
 
@@ -1585,6 +1625,7 @@ int main(int argc, char **argv)
 	rewound_done();
 	rewound_inside();
 	window();
+	cnp_window();
 	ghost_ack();
 	probing();
 	check(knob("sel_repeat", 1) == 2, "cc_sel_repeat back to 1");

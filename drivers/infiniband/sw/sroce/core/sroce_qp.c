@@ -380,7 +380,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
 		qp->req.psn = a->sq_psn;
-		qp->req.ss_psn = a->sq_psn;
+		qp->req.start.psn = a->sq_psn;
 		qp->req.psn_sent = a->sq_psn;
 		qp->comp.psn = a->sq_psn;
 	}

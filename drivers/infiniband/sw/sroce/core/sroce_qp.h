@@ -180,12 +180,8 @@ struct sroce_qp {
 		bool failed;	/* a WQE failed locally: send nothing more */
 		/* A request with selective repeat's bit left since RESET. */
 		bool sr_sent;
-		/*
-		 * The window started at ss_psn, the SQ PSN, and has grown to
-		 * its full size since (sroce_req_window()).
-		 */
-		bool ss_done;
-		u32 ss_psn;
+		/* A new connection's window (sroce_req_window()). */
+		struct sroce_start start;
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
 		/*
 		 * Packets to send again alone, oldest first, before anything

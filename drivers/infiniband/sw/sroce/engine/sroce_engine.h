@@ -16,9 +16,10 @@
  * still covers the bandwidth-delay product of a 25 Gb/s link with a
  * 50 us round trip at MTU 4096. Once the round trip is measured, the
  * window is twice the path's product (struct sroce_bdp, rtt.h), never
- * below this and never above SROCE_MAX_INFLIGHT_CAP: a 20 ms path is
- * filled, a LAN keeps this. A new connection grows to this from a
- * smaller start (SROCE_WIN_START, sroce_req.c). A responder that does
+ * above SROCE_MAX_INFLIGHT_CAP and, once a new connection's smaller
+ * start (SROCE_WIN_START, sroce_req.c; slower after a rate cut)
+ * has grown to this, never below it: a 20 ms path is filled, a LAN
+ * keeps this. A responder that does
  * selective repeat keeps up to SROCE_MAX_INFLIGHT_CAP PSNs past a gap
  * (sroce_ooo.c), so towards it a loss costs one packet, not the window,
  * up to the same cap.

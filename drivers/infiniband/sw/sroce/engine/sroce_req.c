@@ -4,10 +4,10 @@
  * them, gives them PSNs and sends their packets, segmented by the path
  * MTU, within the limits the completer's progress sets: a window of
  * PSNs (sroce_req_window(): twice the path's bandwidth-delay product,
- * at least SROCE_MAX_INFLIGHT, at most SROCE_MAX_INFLIGHT_CAP, after a
- * start that grows from SROCE_WIN_START), max_rd_atomic reads and
- * atomics, fences. The
- * completer moves it back (sroce_sq_rewind()) to retransmit.
+ * at most SROCE_MAX_INFLIGHT_CAP, after a start that grows from
+ * SROCE_WIN_START to SROCE_MAX_INFLIGHT, slower after a rate cut),
+ * max_rd_atomic reads and atomics, fences. The completer moves it back
+ * (sroce_sq_rewind()) to retransmit.
  *
  * Ring indices: comp.head <= req.cur <= req.fetched <= the ring's prod.
  * [comp.head, req.fetched) have private copies (struct sroce_swqe);
@@ -469,28 +469,37 @@ static u32 sroce_swqe_npsn(struct sroce_qp *qp, struct sroce_swqe *s)
  * product, doubled, within [SROCE_MAX_INFLIGHT, SROCE_MAX_INFLIGHT_CAP].
  * A connection starts below that, at SROCE_WIN_START plus every PSN
  * acknowledged since its SQ PSN was set: the window doubles each round
- * trip (TCP's slow start) until it reaches SROCE_MAX_INFLIGHT, and from
- * then on only the product sizes it. A new QP's first burst, sent at CPU
- * speed before any CNP or round trip could come back, is what a shallow
- * queue holds; a whole window from each of a few new QPs was not.
+ * trip (TCP's slow start) until it reaches SROCE_MAX_INFLIGHT. A new
+ * QP's first burst, sent at CPU speed before any CNP or round trip could
+ * come back, is what a shallow queue holds; a whole window from each of
+ * a few new QPs was not.
+ *
+ * A CNP that cuts the rate before then ends the doubling, and the window
+ * grows by one PSN a window from half what it reached, not while the
+ * rate stays cut (struct sroce_start, rtt.h); twice the path's product
+ * may take it higher meanwhile. Pacing alone would not stop the doubling
+ * (every PSN acknowledged lets two more out), and a few new QPs doubling
+ * into a marking queue overflowed it before their rates came down.
  */
+static void sroce_req_start_update(struct sroce_qp *qp)
+{
+	sroce_start_update(&qp->req.start, SROCE_WIN_START, SROCE_MAX_INFLIGHT,
+			   qp->comp.psn, qp->cc.rp.d.limited);
+}
+
 static u32 sroce_req_window(struct sroce_qp *qp)
 {
-	u32 w = sroce_bdp_window(&qp->comp.bdp, SROCE_MAX_INFLIGHT,
-				 SROCE_MAX_INFLIGHT_CAP);
-	s32 acked;
+	struct sroce_start *st = &qp->req.start;
+	u32 w;
 
 	BUILD_BUG_ON(SROCE_WIN_START < SROCE_ACKREQ_EVERY);
-	if (qp->req.ss_done)
+	sroce_req_start_update(qp);
+	w = sroce_start_window(st, SROCE_WIN_START, SROCE_MAX_INFLIGHT,
+			       qp->comp.psn);
+	if (w && !st->avoid)
 		return w;
-	acked = sroce_psn_diff(qp->comp.psn, qp->req.ss_psn);
-	if (acked < 0)
-		acked = 0;
-	/* Below the product's floor: w, at least that, does not limit. */
-	if (SROCE_WIN_START + acked < SROCE_MAX_INFLIGHT)
-		return SROCE_WIN_START + acked;
-	qp->req.ss_done = true;
-	return w;
+	return sroce_bdp_window(&qp->comp.bdp, w ?: SROCE_MAX_INFLIGHT,
+				SROCE_MAX_INFLIGHT_CAP);
 }
 
 /* Would a packet at @psn leave the PSN window? Counted as a stall. */
@@ -660,6 +669,9 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 
 	if (qp->req.idle)
 		sroce_req_set_idle(qp, false);
+	/* A cut ends the start's doubling, even with nothing to send. */
+	if (sroce_qp_acked(qp))
+		sroce_req_start_update(qp);
 	if (qp->comp.rnr_wait) {
 		qp->rnr_stalls++;
 		sroce_count(qp->sdev, SROCE_CNT_RNR_STALLS, 1);

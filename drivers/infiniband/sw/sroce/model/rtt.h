@@ -22,15 +22,17 @@
  * says how many PSNs the peer acknowledged in one round trip, so a rate;
  * the window is twice the most recent rates times the least round trip
  * seen (the bandwidth-delay product, without the queue the window itself
- * builds), never below the fixed window of old and never above a cap.
- * While the window limits, the PSNs a round trip delivers are the window,
- * so it doubles each round trip until the path, not the window, sets the
- * rate: a 20 ms path is filled, and a LAN keeps the fixed window.
+ * builds), never below a floor the caller gives (sroce_req.c: 256, or a
+ * start window a rate cut slowed) and never above a cap. While the window
+ * limits, the PSNs a round trip delivers are the window, so it doubles
+ * each round trip until the path, not the window, sets the rate: a 20 ms
+ * path is filled, and a LAN keeps the floor.
  */
 #ifndef SROCE_RTT_H
 #define SROCE_RTT_H
 
 #include "proto/proto_types.h"
+#include "proto/psn.h"
 
 /*
  * Not below a few jiffies, and enough for a guest that is descheduled
@@ -128,6 +130,75 @@ static inline u32 sroce_bdp_window(const struct sroce_bdp *b, u32 base,
 	if (w < base)
 		return base;
 	return w > cap ? cap : w;
+}
+
+/*
+ * A new connection's start window, in PSNs (sroce_req.c gives the sizes):
+ * @first, plus one for each PSN acknowledged, until it reaches @full
+ * (slow start: it doubles each round trip). A cut of the rate before
+ * then (DCQCN's, for a CNP) ends the doubling, as an ECN echo ends TCP's
+ * slow start: half the window reached is kept, not below @first, the
+ * round trip before the queue marked. From then on it does not grow
+ * while the rate stays cut, and grows by one PSN a window acknowledged
+ * otherwise (TCP's congestion avoidance), up to @full.
+ */
+struct sroce_start {
+	u32 psn;	/* the PSNs acknowledged from here on are not counted yet */
+	u32 add;	/* the window over @first so far */
+	bool avoid;	/* a cut ended the doubling */
+	bool done;	/* @full reached: the start is over */
+};
+
+/* PSNs before @comp are acknowledged; @cut: the rate is cut now. */
+static inline void sroce_start_update(struct sroce_start *s, u32 first,
+				      u32 full, u32 comp, bool cut)
+{
+	s32 acked = sroce_psn_diff(comp, s->psn);
+	u32 w = first + s->add, n;
+
+	/* Behind the start (never, from the completer): nothing to count. */
+	if (s->done || acked < 0)
+		return;
+	if (!s->avoid) {
+		/* The doubling may have run its course unseen: then no cut. */
+		if (w + acked >= full)
+			s->done = true;
+		if (!cut || s->done)
+			return;
+		w += acked;
+		w = (w < full ? w : full) / 2;
+		w = w > first ? w : first;
+		s->avoid = true;
+		acked = 0;
+	} else if (cut) {
+		acked = 0;
+	} else if ((u32)acked >= w) {
+		n = acked / w;
+		acked -= n * w;
+		w += n;
+	}
+	s->add = w - first;
+	s->psn = sroce_psn_add(comp, -(u32)acked);
+	s->done = w >= full;
+}
+
+/* The start window at @comp, after sroce_start_update(); 0: it is over. */
+static inline u32 sroce_start_window(struct sroce_start *s, u32 first,
+				     u32 full, u32 comp)
+{
+	s32 acked;
+	u32 w;
+
+	if (s->done)
+		return 0;
+	if (s->avoid)
+		return first + s->add;
+	acked = sroce_psn_diff(comp, s->psn);
+	w = first + (acked > 0 ? acked : 0);
+	if (w < full)
+		return w;
+	s->done = true;
+	return 0;
 }
 
 #endif /* SROCE_RTT_H */
