@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
@@ -964,22 +965,35 @@ static void asking_plain(void)
 	ibv_destroy_qp(qp);
 }
 
+/* The time SO_TIMESTAMPNS gives a packet (CLOCK_REALTIME), now. */
+static long long wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /*
  * The early resend's probe: after an RTO without an answer, sroce's
  * next request is WRITE @opcode at @psn again, alone, with AckReq (as in
  * four_requests(), src + @off to @end). NULL, or why not. It must come an
- * RTO after the request req_is() read before: 20 ms at the least, of
- * which a timer may lose a jiffy.
+ * RTO after sroce sent the requests before it: 20 ms at the least, of
+ * which a timer may lose a jiffy. They were posted at @posted_ns
+ * (wall_ns()), before they were sent, so the probe is at least that long
+ * after @posted_ns on any host. The gap after the last request as it
+ * arrived is only shown: a busy host may delay that request's arrival
+ * and shorten it.
  */
 static const char *probe_is(int opcode, unsigned int psn, size_t off,
-			    size_t end)
+			    size_t end, long long posted_ns)
 {
 	long long last_ns = rq.ns, us;
 	const char *err = req_is(opcode, psn, true, 1, off, end);
 
-	us = (rq.ns - last_ns) / 1000;
-	printf("# the probe for %#x came %lld us after the last request\n",
-	       psn, us);
+	us = (rq.ns - posted_ns) / 1000;
+	printf("# the probe for %#x came %lld us after the requests were posted, %lld us after the last arrived\n",
+	       psn, us, (rq.ns - last_ns) / 1000);
 	return err ? err : us < 15000 ? "sooner than an RTO" : NULL;
 }
 
@@ -992,7 +1006,7 @@ static void probing(void)
 {
 	unsigned int sq = 0x141;
 	struct ibv_qp *qp;
-	long long ear0, rex0;
+	long long ear0, rex0, posted;
 	const char *err;
 	struct wire_got g;
 
@@ -1007,9 +1021,10 @@ static void probing(void)
 	      "probe: a WRITE answered at once, a round trip measured");
 	ear0 = counter("early_rexmit");
 	rex0 = counter("retransmit");
+	posted = wall_ns();
 	err = four_requests(qp, 12, sq + 1, true);
 	if (!err)
-		err = probe_is(OP(WRITE_ONLY), sq + 1, 0, 512);
+		err = probe_is(OP(WRITE_ONLY), sq + 1, 0, 512, posted);
 	CHECK_ERR(err, "probe: four requests unanswered; after an RTO the first again, with AckReq");
 	/* Go-back-N comes at once; a probe for sq + 1 again after 2 RTOs. */
 	check(!answer(qp, sq + 1, ACK_OK, true) &&
@@ -1024,9 +1039,10 @@ static void probing(void)
 	      "probe: an ACK for the LAST completes both WRITEs");
 
 	sq += 5;
+	posted = wall_ns();
 	err = four_requests(qp, 14, sq, true);
 	if (!err)
-		err = probe_is(OP(WRITE_ONLY), sq, 0, 512);
+		err = probe_is(OP(WRITE_ONLY), sq, 0, 512, posted);
 	CHECK_ERR(err, "probe: four requests more, unanswered: a probe for the first");
 	rex0 = counter("retransmit");
 	err = answer(qp, sq + 1, ACK_OK, true) ? "send failed" : NULL;
