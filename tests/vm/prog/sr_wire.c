@@ -869,7 +869,8 @@ static void cnp_window(void)
 {
 	unsigned int sq = 0x1800, n = WIN_START + 16;
 	struct sroce_fields cnp = { .opcode = SROCE_CNP_OPCODE, .becn = true };
-	struct ibv_qp *qp = qp_new(0x180, sq);
+	/* A local ACK timeout of about a minute: no resend between checks. */
+	struct ibv_qp *qp = qp_new_to(0x180, sq, 24);
 	long long cuts0;
 
 	if (!check(qp != NULL, "cnp window: a QP"))
