@@ -125,7 +125,7 @@ static unsigned int start_at(struct sroce_start *st, unsigned int comp,
 			     bool cut)
 {
 	sroce_start_update(st, FIRST, FULL, comp & SROCE_PSN_MASK, cut);
-	return sroce_start_window(st, FIRST, FULL, comp & SROCE_PSN_MASK);
+	return sroce_start_window(st, FIRST, comp & SROCE_PSN_MASK);
 }
 
 static void test_start_doubles(void)

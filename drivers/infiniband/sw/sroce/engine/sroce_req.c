@@ -494,8 +494,7 @@ static u32 sroce_req_window(struct sroce_qp *qp)
 
 	BUILD_BUG_ON(SROCE_WIN_START < SROCE_ACKREQ_EVERY);
 	sroce_req_start_update(qp);
-	w = sroce_start_window(st, SROCE_WIN_START, SROCE_MAX_INFLIGHT,
-			       qp->comp.psn);
+	w = sroce_start_window(st, SROCE_WIN_START, qp->comp.psn);
 	if (w && !st->avoid)
 		return w;
 	return sroce_bdp_window(&qp->comp.bdp, w ?: SROCE_MAX_INFLIGHT,

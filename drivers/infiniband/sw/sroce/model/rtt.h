@@ -165,8 +165,7 @@ static inline void sroce_start_update(struct sroce_start *s, u32 first,
 			s->done = true;
 		if (!cut || s->done)
 			return;
-		w += acked;
-		w = (w < full ? w : full) / 2;
+		w = (w + acked) / 2;
 		w = w > first ? w : first;
 		s->avoid = true;
 		acked = 0;
@@ -182,23 +181,21 @@ static inline void sroce_start_update(struct sroce_start *s, u32 first,
 	s->done = w >= full;
 }
 
-/* The start window at @comp, after sroce_start_update(); 0: it is over. */
-static inline u32 sroce_start_window(struct sroce_start *s, u32 first,
-				     u32 full, u32 comp)
+/*
+ * The start window at @comp, after sroce_start_update() with the same
+ * @comp (which ends the start once it is full); 0: it is over.
+ */
+static inline u32 sroce_start_window(const struct sroce_start *s, u32 first,
+				     u32 comp)
 {
 	s32 acked;
-	u32 w;
 
 	if (s->done)
 		return 0;
 	if (s->avoid)
 		return first + s->add;
 	acked = sroce_psn_diff(comp, s->psn);
-	w = first + (acked > 0 ? acked : 0);
-	if (w < full)
-		return w;
-	s->done = true;
-	return 0;
+	return first + (acked > 0 ? acked : 0);
 }
 
 #endif /* SROCE_RTT_H */
