@@ -525,7 +525,7 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 	 * is void.
 	 */
 	old = qp->comp.psn;
-	while (*budget > 0 && (skb = skb_dequeue(&qp->resp_fifo))) {
+	while (*budget > 0 && (skb = sroce_fifo_take(&qp->resp_fifo))) {
 		sroce_comp_packet(qp, skb);
 		consume_skb(skb);
 		(*budget)--;

@@ -26,6 +26,17 @@
  */
 #define SROCE_MAX_INFLIGHT	256
 #define SROCE_MAX_INFLIGHT_CAP	4096
+/*
+ * The next packet receive left in one of the QP's FIFOs, or NULL. Most
+ * passes find the FIFO they did not come for empty: that costs no lock.
+ * Receive queues a packet before it marks the task, so the pass that the
+ * mark brings sees it.
+ */
+static inline struct sk_buff *sroce_fifo_take(struct sk_buff_head *fifo)
+{
+	return skb_queue_empty_lockless(fifo) ? NULL : skb_dequeue(fifo);
+}
+
 /* sroce_sq.c: send-queue bookkeeping the requester and completer share */
 static inline bool sroce_op_is_atomic(u8 op)
 {

@@ -741,8 +741,10 @@ static struct sk_buff *sroce_resp_take(struct sroce_qp *qp)
 	if (!qp->resp.active) {
 		skb = sroce_ooo_take(qp);
 		qp->resp.from_ooo = !!skb;
-		return skb ?: skb_dequeue(fifo);
+		return skb ?: sroce_fifo_take(fifo);
 	}
+	if (skb_queue_empty_lockless(fifo))
+		return NULL;
 	spin_lock_irqsave(&fifo->lock, flags);
 	skb = skb_peek(fifo);
 	if (skb) {

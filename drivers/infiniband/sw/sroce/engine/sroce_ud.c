@@ -230,7 +230,7 @@ void sroce_ud_resp_run(struct sroce_qp *qp, int *budget)
 	struct sk_buff *skb;
 
 	while (*budget > 0 && sroce_qp_state(qp) != IB_QPS_ERR &&
-	       (skb = skb_dequeue(&qp->req_fifo))) {
+	       (skb = sroce_fifo_take(&qp->req_fifo))) {
 		sroce_ud_recv(qp, skb);
 		consume_skb(skb);
 		(*budget)--;
