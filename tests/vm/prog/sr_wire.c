@@ -1061,6 +1061,55 @@ static void probing(void)
 	ibv_destroy_qp(qp);
 }
 
+/*
+ * Early resends off: the local ACK timeout alone (4.096 us << 17, about
+ * 537 ms). An ACK that moves the oldest PSN on moves the deadline too:
+ * the request left unanswered goes again a whole timeout after that ACK,
+ * not a timeout after it left. (The completer moves a deadline without
+ * moving its timer; the timer fires at the old one and starts again for
+ * the new.) The ACK comes 100 ms after the requests, so a deadline that
+ * did not move would bring the resend about 437 ms after it.
+ */
+static void ack_deadline(void)
+{
+	unsigned int sq = 0x181;
+	long long to0, answered, ms;
+	struct ibv_qp *qp;
+	const char *err;
+
+	if (!check(knob("early_rexmit", 0) == 1, "cc_early_rexmit set to 0"))
+		return;
+	qp = qp_new_to(0x100, sq, 17);
+	if (!check(qp != NULL, "ACK deadline: a QP, its requests from %#x",
+		   sq))
+		goto out;
+	to0 = counter("ack_timeout");
+	err = post_write(qp, 41, 0, 512) || post_write(qp, 42, 512, 512) ?
+	      "posting failed" : NULL;
+	if (!err)
+		err = req_is(OP(WRITE_ONLY), sq, true, 1, 0, 512);
+	if (!err)
+		err = req_is(OP(WRITE_ONLY), sq + 1, true, 1, 512, 1024);
+	CHECK_ERR(err, "ACK deadline: two one-packet WRITEs go out");
+	usleep(100000);
+	answered = wall_ns();
+	check(!answer(qp, sq, ACK_OK, true) && wcs_ok(41, 1),
+	      "ACK deadline: an ACK for the first, 100 ms later, completes it");
+	err = req_is(OP(WRITE_ONLY), sq + 1, true, 1, 512, 1024);
+	ms = (rq.ns - answered) / 1000000;
+	printf("# the second WRITE went again %lld ms after the ACK\n", ms);
+	if (!err && ms < 500)
+		err = "sooner than a timeout after the ACK";
+	CHECK_ERR(err, "ACK deadline: the second goes again a timeout after the ACK, not after it left");
+	check(wire_counter_at("ack_timeout", to0 + 1) > to0,
+	      "ACK deadline: ack_timeout counts the expiry");
+	check(!answer(qp, sq + 1, ACK_OK, true) && wcs_ok(42, 1),
+	      "ACK deadline: an ACK for it completes the second");
+	ibv_destroy_qp(qp);
+out:
+	check(knob("early_rexmit", 1) == 0, "cc_early_rexmit back to 1");
+}
+
 /* The device's debugfs file @name (sroce/DEVICE/@name) opened for @mode. */
 static FILE *dev_debugfs(const char *name, const char *mode)
 {
@@ -1645,6 +1694,7 @@ int main(int argc, char **argv)
 	cnp_window();
 	ghost_ack();
 	probing();
+	ack_deadline();
 	check(knob("sel_repeat", 1) == 2, "cc_sel_repeat back to 1");
 	kept_read();
 	kept_stale();

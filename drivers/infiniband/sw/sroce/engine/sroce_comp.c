@@ -62,6 +62,8 @@ static void sroce_comp_timers_off(struct sroce_qp *qp, bool sync)
 	WRITE_ONCE(qp->comp.ack.fired, false);
 	WRITE_ONCE(qp->comp.rnr.fired, false);
 	WRITE_ONCE(qp->comp.rto.fired, false);
+	sroce_wake_timer_off(&qp->comp.ack);
+	sroce_wake_timer_off(&qp->comp.rto);
 	qp->comp.rnr_wait = false;
 }
 
@@ -81,6 +83,8 @@ void sroce_comp_reset(struct sroce_qp *qp, u32 prod)
 	qp->comp.head = prod;
 	WRITE_ONCE(qp->comp.ack.fired, false);
 	WRITE_ONCE(qp->comp.rto.fired, false);
+	sroce_wake_timer_off(&qp->comp.ack);
+	sroce_wake_timer_off(&qp->comp.rto);
 	qp->comp.rnr_wait = false;
 	/* A new connection may take another path. */
 	qp->comp.rtt = (struct sroce_rtt){};
@@ -145,7 +149,7 @@ static void sroce_comp_ackreq(struct sroce_qp *qp)
 		return;
 	rto = sroce_comp_rto(qp, sroce_ack_timeout(qp));
 	if (rto)
-		mod_timer(&qp->comp.rto.timer, jiffies + rto);
+		sroce_wake_timer_due(&qp->comp.rto, jiffies + rto);
 }
 
 /*
@@ -161,11 +165,11 @@ void sroce_comp_arm(struct sroce_qp *qp)
 		sroce_comp_ackreq(qp);
 	if (!sroce_comp_outstanding(qp) || qp->comp.rnr_wait)
 		return;
-	if (t && !timer_pending(&qp->comp.ack.timer))
-		mod_timer(&qp->comp.ack.timer, jiffies + t);
+	if (t && !qp->comp.ack.armed)
+		sroce_wake_timer_due(&qp->comp.ack, jiffies + t);
 	rto = sroce_comp_rto(qp, t);
-	if (rto && !timer_pending(&qp->comp.rto.timer))
-		mod_timer(&qp->comp.rto.timer, jiffies + rto);
+	if (rto && !qp->comp.rto.armed)
+		sroce_wake_timer_due(&qp->comp.rto, jiffies + rto);
 }
 
 /* The peer answered something new: the retry budget and timers restart. */
@@ -192,17 +196,17 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	qp->comp.rto_shift = 0;
 	qp->comp.probe = false;
 	if (!sroce_comp_outstanding(qp)) {
-		del_timer(&qp->comp.ack.timer);
-		del_timer(&qp->comp.rto.timer);
+		sroce_wake_timer_off(&qp->comp.ack);
+		sroce_wake_timer_off(&qp->comp.rto);
 		return;
 	}
 	if (t)
-		mod_timer(&qp->comp.ack.timer, jiffies + t);
+		sroce_wake_timer_due(&qp->comp.ack, jiffies + t);
 	rto = sroce_comp_rto(qp, t);
 	if (rto)
-		mod_timer(&qp->comp.rto.timer, jiffies + rto);
+		sroce_wake_timer_due(&qp->comp.rto, jiffies + rto);
 	else
-		del_timer(&qp->comp.rto.timer);
+		sroce_wake_timer_off(&qp->comp.rto);
 }
 
 /*
@@ -268,7 +272,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, struct sroce_swqe *s,
 		qp->comp.rnr_retry--;
 	qp->comp.rnr_wait = true;
 	qp->comp.rnr_psn = psn;
-	del_timer(&qp->comp.ack.timer);
+	sroce_wake_timer_off(&qp->comp.ack);
 	mod_timer(&qp->comp.rnr.timer,
 		  jiffies + usecs_to_jiffies(sroce_rnr_usecs[timer & 31]));
 }
@@ -508,6 +512,7 @@ static void sroce_comp_early(struct sroce_qp *qp)
 void sroce_comp_run(struct sroce_qp *qp, int *budget)
 {
 	struct sk_buff *skb;
+	bool ack, rto;
 	u32 old;
 
 	if (READ_ONCE(qp->comp.rnr.fired)) {
@@ -521,8 +526,8 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 	}
 	/*
 	 * Answers that arrived count before the timer that fired: if they
-	 * moved anything forward, the timer was restarted and this expiry
-	 * is void.
+	 * moved anything forward, the deadline moved and this expiry is
+	 * void.
 	 */
 	old = qp->comp.psn;
 	while (*budget > 0 && (skb = sroce_fifo_take(&qp->resp_fifo))) {
@@ -530,17 +535,12 @@ void sroce_comp_run(struct sroce_qp *qp, int *budget)
 		consume_skb(skb);
 		(*budget)--;
 	}
-	/* The local ACK timeout, if both fired, resends (and charges). */
-	if (READ_ONCE(qp->comp.ack.fired)) {
-		WRITE_ONCE(qp->comp.ack.fired, false);
-		WRITE_ONCE(qp->comp.rto.fired, false);
-		if (qp->comp.psn == old)
-			sroce_comp_timeout(qp);
-	}
-	if (READ_ONCE(qp->comp.rto.fired)) {
-		WRITE_ONCE(qp->comp.rto.fired, false);
-		if (qp->comp.psn == old)
-			sroce_comp_early(qp);
-	}
+	ack = sroce_wake_timer_expired(&qp->comp.ack);
+	rto = sroce_wake_timer_expired(&qp->comp.rto);
+	/* The local ACK timeout, if both expired, resends (and charges). */
+	if (ack && qp->comp.psn == old)
+		sroce_comp_timeout(qp);
+	else if (rto && qp->comp.psn == old)
+		sroce_comp_early(qp);
 	sroce_sq_retire(qp);
 }

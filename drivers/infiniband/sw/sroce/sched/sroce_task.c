@@ -301,6 +301,7 @@ static void sroce_wake_timer_fn(struct timer_list *timer)
 void sroce_wake_timer_init(struct sroce_wake_timer *w, struct sroce_task *t)
 {
 	w->fired = false;
+	w->armed = false;
 	w->task = t;
 	timer_setup(&w->timer, sroce_wake_timer_fn, 0);
 }

@@ -5,6 +5,7 @@
 
 #include <linux/completion.h>
 #include <linux/interrupt.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/timer.h>
@@ -112,12 +113,52 @@ static inline void sroce_task_mark(struct sroce_task *t)
  * A timer that wakes a task: on expiry it sets fired and runs the task
  * (in the timer softirq, in a section of its own). Its engine arms and
  * deletes it, and reads and clears fired, within a pass.
+ *
+ * A deadline that moves with every packet (a retransmission timeout)
+ * uses it lazily instead: sroce_wake_timer_due() records the deadline and
+ * moves the timer only to bring it earlier, sroce_wake_timer_off() only
+ * forgets the deadline, and the pass that finds it fired asks
+ * sroce_wake_timer_expired(), which starts it again for a deadline that
+ * moved later. A timer base lock per packet becomes one per expiry.
  */
 struct sroce_wake_timer {
 	struct timer_list timer;
 	bool fired;
+	bool armed;		/* lazy use: due is a deadline */
+	unsigned long due;	/* in jiffies */
 	struct sroce_task *task;
 };
+
+static inline void sroce_wake_timer_due(struct sroce_wake_timer *w,
+					unsigned long when)
+{
+	w->due = when;
+	w->armed = true;
+	if (!timer_pending(&w->timer) ||
+	    time_before(when, READ_ONCE(w->timer.expires)))
+		mod_timer(&w->timer, when);
+}
+
+/* The timer may still fire once: its pass finds nothing armed. */
+static inline void sroce_wake_timer_off(struct sroce_wake_timer *w)
+{
+	w->armed = false;
+}
+
+static inline bool sroce_wake_timer_expired(struct sroce_wake_timer *w)
+{
+	if (!READ_ONCE(w->fired))
+		return false;
+	WRITE_ONCE(w->fired, false);
+	if (!w->armed)
+		return false;
+	if (time_before(jiffies, w->due)) {
+		mod_timer(&w->timer, w->due);
+		return false;
+	}
+	w->armed = false;
+	return true;
+}
 
 struct sroce_qp;
 
