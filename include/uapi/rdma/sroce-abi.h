@@ -113,8 +113,10 @@ struct sroce_cq_resp {
  * full barrier, then reads the SQ's kern_flag; if SROCE_SQ_IDLE is set it
  * rings the doorbell, a post_send command with no work requests. The
  * kernel's requester, before it sleeps, sets SROCE_SQ_IDLE, issues a full
- * barrier and reads prod again; it clears the flag whenever it runs. So
- * either the requester sees the new WQE or the provider sees it idle.
+ * barrier and reads prod again; it clears the flag when it runs and finds
+ * WQEs to take. So either the requester sees the new WQE or the provider
+ * sees it idle. A doorbell that finds the requester running costs a
+ * command, never a WQE.
  *
  * The QP's max_send_wr and max_recv_wr (in the core's reply) are the
  * rings' entry counts. Indices never go back: a QP moved to RESET drops

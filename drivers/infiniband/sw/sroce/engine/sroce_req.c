@@ -199,7 +199,8 @@ static void sroce_req_set_idle(struct sroce_qp *qp, bool idle)
  */
 static bool sroce_req_go_idle(struct sroce_qp *qp)
 {
-	sroce_req_set_idle(qp, true);
+	if (!qp->req.idle)
+		sroce_req_set_idle(qp, true);
 	/* Pairs with the provider's between publishing prod and the flag. */
 	smp_mb();
 	if (!sroce_req_ring_has_work(qp))
@@ -666,7 +667,11 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 	u32 psn;
 	int ret;
 
-	if (qp->req.idle)
+	/*
+	 * Posts while this pass sends need no doorbell. A pass with nothing
+	 * in the ring (an answer's) leaves the flag set: no lock taken.
+	 */
+	if (qp->req.idle && sroce_req_ring_has_work(qp))
 		sroce_req_set_idle(qp, false);
 	/* A cut ends the start's doubling, even with nothing to send. */
 	if (sroce_qp_acked(qp))
