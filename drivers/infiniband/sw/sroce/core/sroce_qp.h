@@ -176,7 +176,7 @@ struct sroce_qp {
 		 * was given out to a message but not sent yet.
 		 */
 		u32 psn_sent;
-		bool idle;	/* SROCE_SQ_IDLE is set in the ring */
+		bool idle;	/* SROCE_SQ_IDLE set by us, not cleared since */
 		bool failed;	/* a WQE failed locally: send nothing more */
 		/* A request with selective repeat's bit left since RESET. */
 		bool sr_sent;
