@@ -9,7 +9,7 @@
 # congestion control on a shared bottleneck in one VM boot
 # (tests/vm/bench/bench-cc-guest.sh).
 # Every figure is the median of BENCH_RUNS runs from the same boot. Prints
-# six tables and writes them to build/bench.txt. Absolute TCG figures mean
+# seven tables and writes them to build/bench.txt. Absolute TCG figures mean
 # little; the ratios from one boot are the measure. For latency, lower is
 # better, so the ratio printed is rxe/sroce (above 1: sroce is faster)
 # like the others.
@@ -174,6 +174,21 @@ rxe_sroce_table() {
 }
 
 
+# tcp_rxe_sroce TEST TCP_TEST UNIT: one row of two-VM medians, TCP's
+# TCP_TEST and rxe's and sroce's TEST, with sroce's ratio to each.
+tcp_rxe_sroce() {
+	awk -v t="two:$1" -v tt="two:$2" -v u="$3" '
+	$1 == "tcp" && $2 == tt { v["tcp"] = $3 }
+	$1 != "tcp" && $2 == t { v[$1] = $3 }
+	function get(i) { return v[i] ~ /^[0-9.]+$/ ? v[i] : "-" }
+	function ratio(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "n/a" }
+	END {
+		t = get("tcp"); r = get("rxe"); s = get("sroce")
+		printf "%11s %11s %11s %9s %9s\n", "TCP " u, "rxe " u, "sroce " u, "sroce/TCP", "sroce/rxe"
+		printf "%11s %11s %11s %9s %9s\n", t, r, s, ratio(s, t), ratio(s, r)
+	}' "$raw.median"
+}
+
 {
 	[ "$hog" != 1 ] || echo "(BENCH_HOG=1: a busy loop on each of the host's $(nproc) cores for the whole run)"
 	echo "One VM (-smp 2), loopback on eth0: median of $runs runs, $iters iterations each ($((iters * 10)) for latency)"
@@ -242,16 +257,12 @@ rxe_sroce_table() {
 	echo "CPU per GiB moved on the clean link: kernel CPU seconds (system, irq, softirq"
 	echo "in /proc/stat) of both hosts per GiB arrived, median of $runs runs; TCP = the"
 	echo "run above, rxe/sroce = ib_write_bw of $((secs * 400)) x 64 KiB"
-	awk '
-	$2 != "two:cpu_gib" { next }
-	{ v[$1] = $3 }
-	function get(i) { return v[i] ~ /^[0-9.]+$/ ? v[i] : "-" }
-	function ratio(a, b) { return (a != "-" && b != "-" && b > 0) ? sprintf("%.2f", a / b) : "n/a" }
-	END {
-		t = get("tcp"); r = get("rxe"); s = get("sroce")
-		printf "%9s %9s %11s %9s %9s\n", "TCP s/GiB", "rxe s/GiB", "sroce s/GiB", "sroce/TCP", "sroce/rxe"
-		printf "%9s %9s %11s %9s %9s\n", t, r, s, ratio(s, t), ratio(s, r)
-	}' "$raw.median"
+	tcp_rxe_sroce cpu_gib cpu_gib s/GiB
+	echo
+	echo "Sleeping processes on the clean link: 64 KiB ib_send_bw -e x $liters (both ends"
+	echo "sleep until a completion event, as iperf3 sleeps in send and recv; ib_write_bw"
+	echo "above busy-polls on the sender's only vCPU), median of $runs runs; TCP = the run above"
+	tcp_rxe_sroce send_bw_64k_events tcp_loss0 MB/s
 	echo
 	echo "Kernel ULPs, one VM (-smp 2), target and host on this host: median of $runs runs;"
 	echo "fio ${usecs}s per figure on nvme-rdma (brd namespace), dd 64 MiB O_DIRECT on NFSv4.2"

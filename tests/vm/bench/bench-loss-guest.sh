@@ -20,6 +20,9 @@
 # RDMA device on the clean link, host 2 prints what it cost both hosts'
 # kernels (host 1 sends its CPU time over TCP):
 #   BENCH <impl> cpu_gib <kernel CPU seconds per GiB moved> s/GiB
+# and, on the clean link, an ib_send_bw of ITERS x 64 KiB whose two
+# processes sleep for their completions (sleeping()):
+#   BENCH <impl> send_bw_64k_events <MB/s> MB/s
 # A one-host run cannot measure this: rdma_rxe loops traffic to a local
 # address back inside itself, where netem never sees it.
 N=${1:-300}
@@ -168,6 +171,30 @@ goodput() {
 	echo "# $impl $case: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
 }
 
+# sleeping IMPL DEV: 64 KiB ib_send_bw with completion events (-e) on
+# the clean link: both processes sleep until a completion comes, as
+# iperf3 sleeps in send() and recv(), where ib_write_bw busy-polls its
+# CQ on the sender's only vCPU (perftest refuses -e for WRITE). Prints
+#   BENCH <impl> send_bw_64k_events MB/s
+sleeping() {
+	local impl=$1 dev=$2 gid out v
+	gid=$(gid_index "$dev" "$SROCE_IP4")
+	link_ok "$impl events"
+	port=$((port + 1))
+	if [ "$SROCE_HOST" = 1 ]; then
+		timeout 240 ib_send_bw -d "$dev" -x "$gid" -F -e -s 65536 -n "$N" \
+			-p "$port" >/dev/null 2>&1
+		return
+	fi
+	for _ in $(seq 60); do
+		out=$(timeout 240 ib_send_bw -d "$dev" -x "$gid" -F -e -s 65536 -n "$N" \
+			-p "$port" "$SROCE_PEER_IP4" 2>&1) && break
+		sleep 1
+	done
+	v=$(awk '/^ *[0-9]+ +[0-9]+ / { v = $4 } END { print v }' <<< "$out")
+	report "$impl" send_bw_64k_events MB/s "$out" "$v"
+}
+
 # rx_bytes OUT: the bytes iperf3's receiver line says arrived (its
 # transfer column scales its unit to the amount, whatever -f says).
 rx_bytes() {
@@ -211,11 +238,13 @@ for r in $(seq "$RUNS"); do
 		stack_up rxe
 		goodput rxe rxe0 "$c"
 		[ "$c" != loss0 ] || [ "$EXTRAS" != 1 ] || rdma_cpu rxe rxe0
+		[ "$c" != loss0 ] || [ "$EXTRAS" != 1 ] || sleeping rxe rxe0
 		stack_down rxe
 
 		stack_up sroce sr
 		goodput sroce sroce0 "$c"
 		[ "$c" != loss0 ] || [ "$EXTRAS" != 1 ] || rdma_cpu sroce sroce0
+		[ "$c" != loss0 ] || [ "$EXTRAS" != 1 ] || sleeping sroce sroce0
 		stack_down sroce
 
 		# Interop: host 2 (the sender) runs one stack, host 1 the other.
