@@ -149,50 +149,43 @@ rdma_cpu() {
 	cpu_per_gib "$impl" $(($(cpu_busy) - c0)) $((n * 65536))
 }
 
-# goodput IMPL DEV CASE: one 64 KiB ib_write_bw run on the link CASE
-# has set up (link_set).
-goodput() {
-	local impl=$1 dev=$2 case=$3 gid out v
+# bw IMPL DEV TEST TOOL [OPTION...]: one 64 KiB perftest TOOL run (host
+# 1 serves, host 2 sends) on the link as it is, reported as TEST in MB/s.
+bw() {
+	local impl=$1 dev=$2 test=$3 tool=$4 gid out v
+	shift 4
 	gid=$(gid_index "$dev" "$SROCE_IP4")
-	link_ok "$impl $case"
+	link_ok "$impl $test"
 	port=$((port + 1))
 	if [ "$SROCE_HOST" = 1 ]; then
-		timeout 240 ib_write_bw -d "$dev" -x "$gid" -F -s 65536 -n "$N" -p "$port" >/dev/null 2>&1
+		timeout 240 "$tool" -d "$dev" -x "$gid" -F "$@" -s 65536 -n "$N" \
+			-p "$port" >/dev/null 2>&1
 		return
 	fi
 	for _ in $(seq 60); do
-		out=$(timeout 240 ib_write_bw -d "$dev" -x "$gid" -F -s 65536 -n "$N" \
+		out=$(timeout 240 "$tool" -d "$dev" -x "$gid" -F "$@" -s 65536 -n "$N" \
 			-p "$port" "$SROCE_PEER_IP4" 2>&1) && break
 		sleep 1
 	done
 	v=$(awk '/^ *[0-9]+ +[0-9]+ / { v = $4 } END { print v }' <<< "$out")
-	report "$impl" "write_bw_64k_$case" MB/s "$out" "$v"
+	report "$impl" "$test" MB/s "$out" "$v"
+}
+
+# goodput IMPL DEV CASE: one 64 KiB ib_write_bw run on the link CASE
+# has set up (link_set).
+goodput() {
+	bw "$1" "$2" "write_bw_64k_$3" ib_write_bw
+	[ "$SROCE_HOST" = 1 ] && return
 	# The counters so far, for reading a figure (not part of the table).
-	echo "# $impl $case: $(rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ')"
+	echo "# $1 $3: $(rdma statistic show link "$2/1" | tr ' ' '\n' | paste -sd' ')"
 }
 
 # sleeping IMPL DEV: 64 KiB ib_send_bw with completion events (-e) on
 # the clean link: both processes sleep until a completion comes, as
 # iperf3 sleeps in send() and recv(), where ib_write_bw busy-polls its
-# CQ on the sender's only vCPU (perftest refuses -e for WRITE). Prints
-#   BENCH <impl> send_bw_64k_events MB/s
+# CQ on the sender's only vCPU (perftest refuses -e for WRITE).
 sleeping() {
-	local impl=$1 dev=$2 gid out v
-	gid=$(gid_index "$dev" "$SROCE_IP4")
-	link_ok "$impl events"
-	port=$((port + 1))
-	if [ "$SROCE_HOST" = 1 ]; then
-		timeout 240 ib_send_bw -d "$dev" -x "$gid" -F -e -s 65536 -n "$N" \
-			-p "$port" >/dev/null 2>&1
-		return
-	fi
-	for _ in $(seq 60); do
-		out=$(timeout 240 ib_send_bw -d "$dev" -x "$gid" -F -e -s 65536 -n "$N" \
-			-p "$port" "$SROCE_PEER_IP4" 2>&1) && break
-		sleep 1
-	done
-	v=$(awk '/^ *[0-9]+ +[0-9]+ / { v = $4 } END { print v }' <<< "$out")
-	report "$impl" send_bw_64k_events MB/s "$out" "$v"
+	bw "$1" "$2" send_bw_64k_events ib_send_bw -e
 }
 
 # rx_bytes OUT: the bytes iperf3's receiver line says arrived (its
