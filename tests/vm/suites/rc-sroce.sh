@@ -40,7 +40,8 @@ rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 stat=$(rdma statistic show link "$dev/1" | tr ' ' '\n')
 counter() { grep -A1 -x "$1" <<<"$stat" | sed -n 2p; }
 for c in dispatches passes budget_exhausted pass_limit section_budget_out \
-	worker_handoffs runlist_handoffs window_full rnr_stalls fifo_hwm; do
+	worker_handoffs stream_handoffs runlist_handoffs window_full rnr_stalls \
+	fifo_hwm; do
 	ok "$([ -n "$(counter $c)" ] && echo 1 || echo 0)" "counter $c in rdma statistic ($(counter $c))"
 done
 ok "$([ "$(counter dispatches)" -gt 0 ] && [ "$(counter passes)" -ge "$(counter dispatches)" ] && echo 1 || echo 0)" \

@@ -166,7 +166,11 @@ struct sroce_qp {
 	u32 rq_max_sge;
 
 	struct {
-		u32 fetched;	/* ring index: next WQE to copy */
+		/*
+		 * Ring index: next WQE to copy. The responder reads it too
+		 * (READ_ONCE: resp.stream), the requester alone writes it.
+		 */
+		u32 fetched;
 		u32 cur;	/* ring index: next WQE to transmit */
 		u64 off;	/* bytes of cur already sent */
 		u32 psn;	/* next PSN to give out to a message */
@@ -283,6 +287,14 @@ struct sroce_qp {
 		struct sroce_wake_timer ooo_age;
 		/* The peer's last in-sequence request had SR, and we do it. */
 		bool sr;
+		/*
+		 * Requests begun in a row while our own requester took no
+		 * new WQE (req.fetched stayed at stream_fetched): a stream
+		 * one way, which the scheduler runs beside its sender
+		 * (sroce_task.c); a conversation starts it again each turn.
+		 */
+		u16 stream;
+		u32 stream_fetched;
 		bool comm_est;
 		bool last_wqe;	/* QP_LAST_WQE_REACHED raised in this ERR */
 		/*

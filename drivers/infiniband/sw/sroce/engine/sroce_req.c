@@ -176,7 +176,7 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 						SROCE_SWQE_DONE;
 	trace_sroce_post_send(qp->ibqp.qp_num, s->h.wr_id, s->h.opcode,
 			      s->length);
-	qp->req.fetched++;
+	WRITE_ONCE(qp->req.fetched, qp->req.fetched + 1);
 	return true;
 }
 
@@ -819,6 +819,6 @@ void sroce_req_reset(struct sroce_qp *qp, u32 prod)
 	if (qp->req.inv_mr)
 		sroce_mr_inv_wait(qp->req.inv_mr);
 	memset(&qp->req, 0, sizeof(qp->req));
-	qp->req.fetched = prod;
+	WRITE_ONCE(qp->req.fetched, prod);
 	qp->req.cur = prod;
 }

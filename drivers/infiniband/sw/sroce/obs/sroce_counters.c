@@ -57,6 +57,7 @@ static const struct rdma_stat_desc sroce_counter_desc[SROCE_CNT_NUM] = {
 	[SROCE_CNT_RNR_STALLS] = { .name = "rnr_stalls" },
 	[SROCE_CNT_FIFO_HWM] = { .name = "fifo_hwm" },
 	[SROCE_CNT_INV_DEFERRED] = { .name = "inv_deferred" },
+	[SROCE_CNT_STREAM_HANDOFFS] = { .name = "stream_handoffs" },
 };
 
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c, u64 n)

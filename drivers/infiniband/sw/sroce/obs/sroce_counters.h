@@ -63,6 +63,7 @@ enum sroce_counter {
 	SROCE_CNT_RNR_STALLS,		/* requester runs held by an RNR wait */
 	SROCE_CNT_FIFO_HWM,		/* deepest receive FIFO: max over CPUs */
 	SROCE_CNT_INV_DEFERRED,		/* invalidations that waited for copies */
+	SROCE_CNT_STREAM_HANDOFFS,	/* a stream's receive sent to another CPU */
 	SROCE_CNT_NUM
 };
 

@@ -20,6 +20,11 @@
  * kernel post with preemption off outside a section). A same-host
  * ping-pong never waits for it, nor does a timeout: the completer's
  * timers (struct sroce_wake_timer) run the QP in their softirq.
+ *
+ * One more goes to a worker, on another CPU: the receive task of a QP on
+ * this host that a stream one way feeds (sroce_task_away()), so that the
+ * receiving side runs beside the posting one, as a NIC's receive pipeline
+ * runs beside its transmit one.
  */
 #include <linux/delay.h>
 #include <linux/wait_bit.h>
@@ -44,8 +49,17 @@
  */
 #define SROCE_SECTION_BUDGET	256
 
+/*
+ * Requests in a row, with nothing sent back (resp.stream), after which a
+ * QP's receive task runs away from the CPU that posts to it. A ping-pong
+ * or an RPC answers every request: it never gets there.
+ */
+#define SROCE_STREAM_MSGS	8
+
 DEFINE_PER_CPU(struct sroce_sched_cpu, sroce_sched);
 struct workqueue_struct *sroce_wq;
+/* Bound to a CPU, and ahead of the processes there (sroce_task_away()). */
+static struct workqueue_struct *sroce_away_wq;
 
 /* The caller owns the task: the worker goes on with it, at the tail. */
 static void sroce_task_defer(struct sroce_task *t)
@@ -183,6 +197,44 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 }
 
 /*
+ * A receive task that a stream one way feeds (its QP took
+ * SROCE_STREAM_MSGS requests in a row and sent nothing back), marked in a
+ * section where its sender posts (a doorbell or a kernel post in process
+ * context, not a worker's, not a softirq's), is the caller's to run: it
+ * goes to a worker on another CPU instead, chosen by QP number, so the
+ * sender's next posts overlap this one's receive. That worker runs what
+ * the receive marks (the sender's completer, its next requests) in its own
+ * section while the stream lasts, and the sender's doorbells only mark.
+ * Its queue is high-priority: a busy-polling consumer on that CPU would
+ * otherwise get half of it, and each packet would wait a time slice. The
+ * budgets bound it as any section (SROCE_SECTION_BUDGET). A ping-pong
+ * never comes here: one wake-up per message would cost more than the
+ * receive.
+ */
+static bool sroce_task_away(struct sroce_task *t)
+{
+	struct sroce_qp *qp = t->qp;
+	unsigned int this, cpu;
+
+	if (!t->recv || qp->resp.stream < SROCE_STREAM_MSGS ||
+	    in_serving_softirq() || (current->flags & PF_WQ_WORKER))
+		return false;
+	this = smp_processor_id();
+	cpu = cpumask_local_spread(qp->ibqp.qp_num % num_online_cpus(),
+				   cpu_to_node(this));
+	if (cpu == this)
+		cpu = cpumask_next_wrap(this, cpu_online_mask, this, false);
+	if (cpu >= nr_cpu_ids)
+		return false;
+	t->stats.worker_handoffs++;
+	sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
+	sroce_count(t->sdev, SROCE_CNT_STREAM_HANDOFFS, 1);
+	/* Only an owner queues it, once per ownership. */
+	WARN_ON_ONCE(!queue_work_on(cpu, sroce_away_wq, &t->work));
+	return true;
+}
+
+/*
  * The outermost section ends: run what was marked on this CPU. Once a
  * dispatch has used its budget (a stream), the tasks it marked, such as
  * the receive task of a QP on this host that the stream goes to, go to
@@ -197,6 +249,8 @@ static void sroce_sched_drain(struct sroce_sched_cpu *c)
 	while ((t = list_first_entry_or_null(&c->runnable, struct sroce_task,
 					     node))) {
 		list_del_init(&t->node);
+		if (sroce_task_away(t))
+			continue;
 		if (c->stream) {
 			sroce_task_defer(t);
 		} else if (c->budget > 0) {
@@ -402,12 +456,21 @@ int sroce_sched_init(void)
 	for_each_possible_cpu(cpu)
 		INIT_LIST_HEAD(&per_cpu_ptr(&sroce_sched, cpu)->runnable);
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return sroce_wq ? 0 : -ENOMEM;
+	if (!sroce_wq)
+		return -ENOMEM;
+	sroce_away_wq = alloc_workqueue("sroce_away",
+					WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!sroce_away_wq) {
+		destroy_workqueue(sroce_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Every QP is gone: the run lists are empty, no worker is queued. */
 void sroce_sched_exit(void)
 {
+	destroy_workqueue(sroce_away_wq);
 	destroy_workqueue(sroce_wq);
 }
 
