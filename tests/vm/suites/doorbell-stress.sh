@@ -4,8 +4,8 @@
 # on an RC pair of its own, then all on one QP, over the device's own RoCE
 # v2 address (loopback). Every message must arrive in order and intact, and
 # nothing may hang (doorbell_stress has its own watchdogs; timeout is the
-# last resort), while the receiving QPs' engines run on another CPU (the
-# stream hand-off, Documentation/sroce-datapath.rst). ITERS is kept small:
+# last resort). Then the stream hand-off (Documentation/sroce-datapath.rst):
+# which patterns send a receiving QP's engines to another CPU. ITERS is kept small:
 # TCG runs ~20x slower than hardware.
 #   scripts/vm-run.sh tests/vm/suites/doorbell-stress.sh
 set -u
@@ -21,15 +21,29 @@ gid=${up_gids[0]}
 tap_merge doorbell_stress \
 	timeout 300 /usr/libexec/sroce/doorbell_stress "$dev" "${gid:-0}" 4 1000
 rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
-# A stream one way: after SROCE_STREAM_MSGS requests in a row, the
-# receiving QP's engines run on another CPU (sroce_task_away()), and the
-# messages above were checked all the same.
-handed=$(rdma statistic show link "$dev/1" | tr ' ' '\n' |
-	grep -A1 -x stream_handoffs | sed -n 2p)
+
+# The stream hand-off (sroce_task_away()): a sender that waits for each
+# answer or completion keeps its chain on its own CPU; a stream one way
+# sends its receiver's engines to another. Counted by stream_handoffs,
+# which only these three runs move here.
+handoffs() {
+	rdma statistic show link "$dev/1" | tr ' ' '\n' |
+		grep -A1 -x stream_handoffs | sed -n 2p
+}
+h0=$(handoffs)
+pingpong_local "ib_send_lat (ping-pong)" \
+	ib_send_lat -d "$dev" -x "${gid:-0}" -F -s 8 -n 300
+pingpong_local "ib_read_lat (each READ waited for)" \
+	ib_read_lat -d "$dev" -x "${gid:-0}" -F -s 8 -n 300
+h1=$(handoffs)
+is "$h1" "$h0" "ping-pong and lockstep stay on the posting CPU (stream_handoffs)"
+pingpong_local "ib_send_bw -s 64 (a stream one way)" \
+	ib_send_bw -d "$dev" -x "${gid:-0}" -F -s 64 -n 2000
+h2=$(handoffs)
 if [ "$(nproc)" -ge 2 ]; then
-	ok "$((${handed:-0} > 0))" "the streams' receive ran on another CPU (stream_handoffs ${handed:-none})"
+	ok "$((${h2:-0} > ${h1:-0}))" "the stream's receive ran on another CPU (stream_handoffs $h1 -> $h2)"
 else
-	skip "one CPU: no other to run on" "the streams' receive ran on another CPU"
+	skip "one CPU: no other to run on" "the stream's receive ran on another CPU"
 fi
 
 run_ok "rdma link delete $dev" rdma link delete "$dev"

@@ -123,12 +123,14 @@ static int sroce_kwr_set_av(struct sroce_qp *qp, const struct ib_send_wr *wr)
  * event handler, which the engines call, may want the same lock; there the
  * section open here (a post from a handler) or the worker runs them.
  */
-static void sroce_post_kick(struct sroce_task *t)
+static void sroce_post_kick(struct sroce_task *t, bool send)
 {
-	if (preemptible())
-		sroce_task_kick(t);
-	else
+	if (!preemptible())
 		sroce_task_mark(t);
+	else if (send)
+		sroce_task_post(t);
+	else
+		sroce_task_kick(t);
 }
 
 static bool sroce_sq_postable(enum ib_qp_state s)
@@ -155,7 +157,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_task_kick(&qp->sq_task);
+		sroce_task_post(&qp->sq_task);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -175,7 +177,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (ret)
 		*bad_wr = wr;
-	sroce_post_kick(&qp->sq_task);
+	sroce_post_kick(&qp->sq_task, true);
 	return ret;
 }
 
@@ -202,6 +204,6 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	ret = sroce_queue_post_recv(&qp->rq, &qp->rq_lock, qp->rq_max_sge, wr,
 				    bad_wr);
 	if (sroce_qp_state(qp) == IB_QPS_ERR)
-		sroce_post_kick(&qp->rq_task);
+		sroce_post_kick(&qp->rq_task, false);
 	return ret;
 }

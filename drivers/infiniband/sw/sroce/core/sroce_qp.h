@@ -166,11 +166,7 @@ struct sroce_qp {
 	u32 rq_max_sge;
 
 	struct {
-		/*
-		 * Ring index: next WQE to copy. The responder reads it too
-		 * (READ_ONCE: resp.stream), the requester alone writes it.
-		 */
-		u32 fetched;
+		u32 fetched;	/* ring index: next WQE to copy */
 		u32 cur;	/* ring index: next WQE to transmit */
 		u64 off;	/* bytes of cur already sent */
 		u32 psn;	/* next PSN to give out to a message */
@@ -187,6 +183,14 @@ struct sroce_qp {
 		/* A new connection's window (sroce_req_window()). */
 		struct sroce_start start;
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
+		/*
+		 * WQEs taken in a row as a stream one way (sroce_req_stream()):
+		 * the last one's signaled flag, and resp.taken when counting
+		 * began.
+		 */
+		u16 stream;
+		bool stream_sig;
+		u32 stream_taken;
 		/*
 		 * Packets to send again alone, oldest first, before anything
 		 * new: the PSNs selective NAKs name, the early resend's probe.
@@ -288,13 +292,10 @@ struct sroce_qp {
 		/* The peer's last in-sequence request had SR, and we do it. */
 		bool sr;
 		/*
-		 * Requests begun in a row while our own requester took no
-		 * new WQE (req.fetched stayed at stream_fetched): a stream
-		 * one way, which the scheduler runs beside its sender
-		 * (sroce_task.c); a conversation starts it again each turn.
+		 * Requests begun: the requester reads it (sroce_req_stream()),
+		 * the responder alone writes it, with WRITE_ONCE.
 		 */
-		u16 stream;
-		u32 stream_fetched;
+		u32 taken;
 		bool comm_est;
 		bool last_wqe;	/* QP_LAST_WQE_REACHED raised in this ERR */
 		/*

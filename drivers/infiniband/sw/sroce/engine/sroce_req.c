@@ -151,6 +151,40 @@ static bool sroce_req_ring_has_work(struct sroce_qp *qp)
 }
 
 /* Copy the next WQE out of the ring, then check it. False: ring empty. */
+/*
+ * WQEs in a row, after which a QP sends as a stream one way: the
+ * scheduler then runs the receiving side on another CPU (sroce_task.c).
+ */
+#define SROCE_STREAM_MSGS	8
+
+/*
+ * Is the consumer streaming one way? A WQE taken counts when our responder
+ * took no request since the last one (a ping-pong or an RPC answers each
+ * turn) and the consumer did not wait for the last one's completion: it
+ * was signaled, and the send CQ holds no CQE the consumer has not taken
+ * (the lockstep of a READ or atomic latency loop, or of a sender that
+ * waits for each ACK). Either starts the count again. Connected QPs only:
+ * a datagram QP's answers come from anywhere.
+ */
+static void sroce_req_stream(struct sroce_qp *qp, const struct sroce_swqe *s)
+{
+	u32 taken;
+	bool waited;
+
+	if (sroce_qp_is_ud(qp))
+		return;
+	taken = READ_ONCE(qp->resp.taken);
+	waited = qp->req.stream_sig && sroce_svc_scq_drained(qp);
+
+	qp->req.stream_sig = s->signaled;
+	if (taken != qp->req.stream_taken || waited) {
+		qp->req.stream_taken = taken;
+		qp->req.stream = 0;
+	} else if (qp->req.stream < U16_MAX) {
+		qp->req.stream++;
+	}
+}
+
 static bool sroce_req_fetch(struct sroce_qp *qp)
 {
 	const struct sroce_send_wqe *w;
@@ -176,7 +210,8 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 						SROCE_SWQE_DONE;
 	trace_sroce_post_send(qp->ibqp.qp_num, s->h.wr_id, s->h.opcode,
 			      s->length);
-	WRITE_ONCE(qp->req.fetched, qp->req.fetched + 1);
+	sroce_req_stream(qp, s);
+	qp->req.fetched++;
 	return true;
 }
 
@@ -725,6 +760,9 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 				sroce_req_local(qp, s);
 				continue;
 			}
+			/* Its receiver, if on this host, runs elsewhere. */
+			if (qp->req.stream >= SROCE_STREAM_MSGS)
+				sroce_sched_hint_stream();
 			s->first_psn = qp->req.psn;
 			s->npsn = sroce_swqe_npsn(qp, s);
 			qp->req.psn = sroce_psn_add(qp->req.psn, s->npsn);
@@ -819,6 +857,6 @@ void sroce_req_reset(struct sroce_qp *qp, u32 prod)
 	if (qp->req.inv_mr)
 		sroce_mr_inv_wait(qp->req.inv_mr);
 	memset(&qp->req, 0, sizeof(qp->req));
-	WRITE_ONCE(qp->req.fetched, prod);
+	qp->req.fetched = prod;
 	qp->req.cur = prod;
 }

@@ -516,30 +516,15 @@ static int sroce_resp_one(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	return ret;
 }
 
-/*
- * A request begins a message: one more in a row if our own requester took
- * no WQE since the last (resp.stream).
- */
-static void sroce_resp_stream_note(struct sroce_qp *qp)
-{
-	u32 fetched = READ_ONCE(qp->req.fetched);
-
-	if (fetched != qp->resp.stream_fetched) {
-		qp->resp.stream_fetched = fetched;
-		qp->resp.stream = 0;
-	} else if (qp->resp.stream < U16_MAX) {
-		qp->resp.stream++;
-	}
-}
-
 /* A request in sequence. Returns < 0 when it was refused. */
 static int sroce_resp_execute(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	const struct sroce_opcode_info *info = pkt->info;
 	int ret;
 
+	/* For the requester: this QP answers (sroce_req_stream()). */
 	if (info->pos & SROCE_POS_FIRST)
-		sroce_resp_stream_note(qp);
+		WRITE_ONCE(qp->resp.taken, qp->resp.taken + 1);
 	if (!sroce_resp_in_order(qp, info) ||
 	    !sroce_resp_allowed(qp, info->op) ||
 	    (info->op == SROCE_OP_FLUSH &&
@@ -897,7 +882,6 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.active = NULL;
 	qp->resp.flush.on = false;
 	qp->resp.comm_est = false;
-	qp->resp.stream = 0;
 	qp->resp.last_wqe = false;
 	if (qp->resp.res)
 		memset(qp->resp.res, 0, qp->resp.nres * sizeof(*qp->resp.res));

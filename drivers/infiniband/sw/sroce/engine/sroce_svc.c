@@ -91,6 +91,11 @@ void sroce_svc_error(struct sroce_qp *qp, enum ib_event_type ev)
 	sroce_svc_kick(qp);
 }
 
+bool sroce_svc_scq_drained(struct sroce_qp *qp)
+{
+	return sroce_cq_drained(qp->scq);
+}
+
 /*
  * Post a CQE for this QP. A CQ that overflows stays in error (the CQ
  * raised IB_EVENT_CQ_ERR) and takes the QP to ERR with it.

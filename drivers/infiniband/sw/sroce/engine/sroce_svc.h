@@ -24,6 +24,9 @@ void sroce_svc_error(struct sroce_qp *qp, enum ib_event_type ev);
 int sroce_svc_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 		       bool solicited);
 
+/* Has the consumer taken every CQE of this QP's send CQ? */
+bool sroce_svc_scq_drained(struct sroce_qp *qp);
+
 /*
  * Run both tasks' engines again (the move to ERR: both queues flush):
  * from a pass, another pass before the owner lets go; from elsewhere,

@@ -385,6 +385,21 @@ static void sroce_cq_overflow(struct sroce_cq *cq)
 }
 
 /*
+ * Has the consumer taken every CQE? Under the lock: a resize may swap the
+ * ring. A hint only: the consumer may poll a moment later.
+ */
+bool sroce_cq_drained(struct sroce_cq *cq)
+{
+	unsigned long flags;
+	bool drained;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	drained = !sroce_queue_prod_used(&cq->q);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return drained;
+}
+
+/*
  * The one way a CQE enters a CQ, from any engine and any context. Returns
  * -ENOSPC once the CQ has overflowed: it then stays in error, as the
  * IBTA requires (11.4.2.1), and the caller moves its QP to error.

@@ -61,5 +61,6 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  struct ib_qp *qp, bool solicited);
+bool sroce_cq_drained(struct sroce_cq *cq);
 
 #endif /* SROCE_CQ_H */

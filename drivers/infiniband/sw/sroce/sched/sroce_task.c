@@ -22,10 +22,11 @@
  * timers (struct sroce_wake_timer) run the QP in their softirq.
  *
  * One more goes to a worker, on another CPU: the receive task of a QP on
- * this host that a stream one way feeds (sroce_task_away()), so that the
- * receiving side runs beside the posting one, as a NIC's receive pipeline
- * runs beside its transmit one.
+ * this host that a stream one way feeds, marked where its sender posts
+ * (sroce_task_away()), so that the receiving side runs beside the posting
+ * one, as a NIC's receive pipeline runs beside its transmit one.
  */
+#include <linux/sched/isolation.h>
 #include <linux/delay.h>
 #include <linux/wait_bit.h>
 
@@ -48,13 +49,6 @@
  * counts at least one). Beyond it, the tasks left go to their workers.
  */
 #define SROCE_SECTION_BUDGET	256
-
-/*
- * Requests in a row, with nothing sent back (resp.stream), after which a
- * QP's receive task runs away from the CPU that posts to it. A ping-pong
- * or an RPC answers every request: it never gets there.
- */
-#define SROCE_STREAM_MSGS	8
 
 DEFINE_PER_CPU(struct sroce_sched_cpu, sroce_sched);
 struct workqueue_struct *sroce_wq;
@@ -197,34 +191,51 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 }
 
 /*
- * A receive task that a stream one way feeds (its QP took
- * SROCE_STREAM_MSGS requests in a row and sent nothing back), marked in a
- * section where its sender posts (a doorbell or a kernel post in process
- * context, not a worker's, not a softirq's), is the caller's to run: it
- * goes to a worker on another CPU instead, chosen by QP number, so the
- * sender's next posts overlap this one's receive. That worker runs what
- * the receive marks (the sender's completer, its next requests) in its own
- * section while the stream lasts, and the sender's doorbells only mark.
- * Its queue is high-priority: a busy-polling consumer on that CPU would
- * otherwise get half of it, and each packet would wait a time slice. The
- * budgets bound it as any section (SROCE_SECTION_BUDGET). A ping-pong
- * never comes here: one wake-up per message would cost more than the
- * receive.
+ * The CPU for a stream's receive task: an online one other than this,
+ * that the poster may run on and that is not isolated, from a start that
+ * follows the QP number so that streams spread. -1: none.
  */
-static bool sroce_task_away(struct sroce_task *t)
+static int sroce_task_away_cpu(const struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = t->qp;
-	unsigned int this, cpu;
+	const struct cpumask *allowed = cpu_online_mask;
+	int this = smp_processor_id(), cpu;
 
-	if (!t->recv || qp->resp.stream < SROCE_STREAM_MSGS ||
-	    in_serving_softirq() || (current->flags & PF_WQ_WORKER))
+	if (num_online_cpus() < 2)
+		return -1;
+	if (in_task())
+		allowed = current->cpus_ptr;
+	for_each_cpu_wrap(cpu, allowed,
+			  (this + 1 + qp->ibqp.qp_num) % nr_cpu_ids) {
+		if (cpu != this && cpu_online(cpu) &&
+		    housekeeping_cpu(cpu, HK_TYPE_WQ) &&
+		    housekeeping_cpu(cpu, HK_TYPE_DOMAIN))
+			return cpu;
+	}
+	return -1;
+}
+
+/*
+ * A receive task marked in a section that a post opened (the doorbell, a
+ * kernel post: the sender's own context) whose requester sends a stream
+ * one way (sroce_req_stream(): WQEs in a row that nobody answered or
+ * waited for) is the caller's to run: it goes to a worker on another CPU
+ * instead, so the sender's next posts overlap this one's receive. That
+ * worker then runs what the receive marks (the sender's completer, its
+ * next requests) in its own section while the stream lasts, and the
+ * sender's doorbells only mark. Its queue is high-priority: a
+ * busy-polling consumer on that CPU would otherwise get half of it, and
+ * each packet would wait a time slice. The budgets bound it as any
+ * section (SROCE_SECTION_BUDGET). A ping-pong or a lockstep never comes
+ * here: one wake-up per message would cost more than the receive.
+ */
+static bool sroce_task_away(struct sroce_task *t, struct sroce_sched_cpu *c)
+{
+	int cpu;
+
+	if (!t->recv || !c->post || !c->away)
 		return false;
-	this = smp_processor_id();
-	cpu = cpumask_local_spread(qp->ibqp.qp_num % num_online_cpus(),
-				   cpu_to_node(this));
-	if (cpu == this)
-		cpu = cpumask_next_wrap(this, cpu_online_mask, this, false);
-	if (cpu >= nr_cpu_ids)
+	cpu = sroce_task_away_cpu(t->qp);
+	if (cpu < 0)
 		return false;
 	t->stats.worker_handoffs++;
 	sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
@@ -249,7 +260,7 @@ static void sroce_sched_drain(struct sroce_sched_cpu *c)
 	while ((t = list_first_entry_or_null(&c->runnable, struct sroce_task,
 					     node))) {
 		list_del_init(&t->node);
-		if (sroce_task_away(t))
+		if (sroce_task_away(t, c))
 			continue;
 		if (c->stream) {
 			sroce_task_defer(t);
@@ -272,6 +283,8 @@ void sroce_sched_enter(void)
 	if (!c->depth++) {
 		c->budget = SROCE_SECTION_BUDGET;
 		c->stream = false;
+		c->post = false;
+		c->away = false;
 	}
 }
 
@@ -339,6 +352,27 @@ void sroce_task_kick(struct sroce_task *t)
 		return;
 	}
 	sroce_sched_enter();
+	sroce_task_mark(t);
+	sroce_sched_leave();
+}
+
+/*
+ * A post's doorbell (libsroce's, or a kernel consumer's post): as
+ * sroce_task_kick(), and the section it opens is the sender's, where a
+ * stream's receive may leave for another CPU (sroce_task_away()).
+ */
+void sroce_task_post(struct sroce_task *t)
+{
+	struct sroce_sched_cpu *c;
+
+	if (in_hardirq() || irqs_disabled()) {
+		sroce_task_mark(t);
+		return;
+	}
+	sroce_sched_enter();
+	c = this_cpu_ptr(&sroce_sched);
+	if (c->depth == 1)
+		c->post = true;
 	sroce_task_mark(t);
 	sroce_sched_leave();
 }

@@ -64,6 +64,8 @@ struct sroce_sched_cpu {
 	unsigned int depth;		/* sections open on this CPU */
 	int budget;			/* what the outermost may still spend */
 	bool stream;			/* a dispatch in it used its budget */
+	bool post;			/* opened by a post (sroce_task_post()) */
+	bool away;			/* a requester in it streams one way */
 	struct list_head runnable;	/* tasks this CPU owns and will run */
 };
 
@@ -95,6 +97,17 @@ static inline void sroce_task_place(struct sroce_task *t)
 	}
 	sroce_count(t->sdev, SROCE_CNT_RUNLIST_HANDOFFS, 1);
 	list_add_tail(&t->node, this_cpu_ptr(&sroce_sched.runnable));
+}
+
+/*
+ * The requester of the pass that runs here sends a stream one way: a
+ * receive task it marks goes to another CPU (sroce_task_away()). In a
+ * section; from a pass.
+ */
+static inline void sroce_sched_hint_stream(void)
+{
+	if (sroce_sched_in_section())
+		this_cpu_write(sroce_sched.away, true);
 }
 
 /*
@@ -170,6 +183,8 @@ void sroce_task_init(struct sroce_qp *qp);
 void sroce_wake_timer_init(struct sroce_wake_timer *w, struct sroce_task *t);
 /* Work arrived: run the engines now, here if the context allows. */
 void sroce_task_kick(struct sroce_task *t);
+/* The same for a post's send task: the sender's own context. */
+void sroce_task_post(struct sroce_task *t);
 /* Keep both tasks' engines out (modify): process context, may sleep. */
 void sroce_tasks_pause(struct sroce_qp *qp);
 /* Give both back, marked: the first pass in the new state runs. */
