@@ -31,6 +31,7 @@ handoffs() {
 		grep -A1 -x stream_handoffs | sed -n 2p
 }
 h0=$(handoffs)
+ok "$([[ $h0 =~ ^[0-9]+$ ]] && echo 1 || echo 0)" "rdma statistic shows stream_handoffs ($h0; doorbell_stress's own streams)"
 pingpong_local "ib_send_lat (ping-pong)" \
 	ib_send_lat -d "$dev" -x "${gid:-0}" -F -s 8 -n 300
 pingpong_local "ib_read_lat (each READ waited for)" \
@@ -40,10 +41,17 @@ is "$h1" "$h0" "ping-pong and lockstep stay on the posting CPU (stream_handoffs)
 pingpong_local "ib_send_bw -s 64 (a stream one way)" \
 	ib_send_bw -d "$dev" -x "${gid:-0}" -F -s 64 -n 2000
 h2=$(handoffs)
+# Every WQE signaled, posted 16 to a list: a WQE taken behind one not yet
+# complete was not waited for, so the lists are a stream too.
+pingpong_local "ib_send_bw -Q 1 -l 16 (signaled, in lists)" \
+	ib_send_bw -d "$dev" -x "${gid:-0}" -F -s 64 -n 2000 -Q 1 -l 16
+h3=$(handoffs)
 if [ "$(nproc)" -ge 2 ]; then
 	ok "$((${h2:-0} > ${h1:-0}))" "the stream's receive ran on another CPU (stream_handoffs $h1 -> $h2)"
+	ok "$((${h3:-0} > ${h2:-0}))" "so did the signaled lists' (stream_handoffs $h2 -> $h3)"
 else
 	skip "one CPU: no other to run on" "the stream's receive ran on another CPU"
+	skip "one CPU: no other to run on" "so did the signaled lists'"
 fi
 
 run_ok "rdma link delete $dev" rdma link delete "$dev"

@@ -185,12 +185,13 @@ struct sroce_qp {
 		bool drained_sent; /* IB_EVENT_SQ_DRAINED raised for this SQD */
 		/*
 		 * WQEs taken in a row as a stream one way (sroce_req_stream()):
-		 * the last one's signaled flag, and resp.taken when counting
-		 * began.
+		 * the last one's signaled flag, resp.taken when counting
+		 * began, and where the last send CQE went in the send CQ.
 		 */
 		u16 stream;
 		bool stream_sig;
 		u32 stream_taken;
+		u32 stream_cqe;
 		/*
 		 * Packets to send again alone, oldest first, before anything
 		 * new: the PSNs selective NAKs name, the early resend's probe.

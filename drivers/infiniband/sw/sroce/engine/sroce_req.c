@@ -150,7 +150,6 @@ static bool sroce_req_ring_has_work(struct sroce_qp *qp)
 	       ahead > qp->req.fetched - qp->comp.head;
 }
 
-/* Copy the next WQE out of the ring, then check it. False: ring empty. */
 /*
  * WQEs in a row, after which a QP sends as a stream one way: the
  * scheduler then runs the receiving side on another CPU (sroce_task.c).
@@ -161,20 +160,22 @@ static bool sroce_req_ring_has_work(struct sroce_qp *qp)
  * Is the consumer streaming one way? A WQE taken counts when our responder
  * took no request since the last one (a ping-pong or an RPC answers each
  * turn) and the consumer did not wait for the last one's completion: it
- * was signaled, and the send CQ holds no CQE the consumer has not taken
- * (the lockstep of a READ or atomic latency loop, or of a sender that
- * waits for each ACK). Either starts the count again. Connected QPs only:
- * a datagram QP's answers come from anywhere.
+ * was signaled, it completed, and the consumer took its CQE before this
+ * one came (the lockstep of a READ or atomic latency loop, or of a sender
+ * that waits for each ACK). Either starts the count again. Connected QPs
+ * in RTS only: a datagram QP's answers come from anywhere, and a flush
+ * sends nothing.
  */
 static void sroce_req_stream(struct sroce_qp *qp, const struct sroce_swqe *s)
 {
 	u32 taken;
 	bool waited;
 
-	if (sroce_qp_is_ud(qp))
+	if (sroce_qp_is_ud(qp) || sroce_qp_state(qp) != IB_QPS_RTS)
 		return;
 	taken = READ_ONCE(qp->resp.taken);
-	waited = qp->req.stream_sig && sroce_svc_scq_drained(qp);
+	waited = qp->req.stream_sig && qp->comp.head == qp->req.fetched &&
+		 sroce_svc_scq_taken(qp);
 
 	qp->req.stream_sig = s->signaled;
 	if (taken != qp->req.stream_taken || waited) {
@@ -185,6 +186,7 @@ static void sroce_req_stream(struct sroce_qp *qp, const struct sroce_swqe *s)
 	}
 }
 
+/* Copy the next WQE out of the ring, then check it. False: ring empty. */
 static bool sroce_req_fetch(struct sroce_qp *qp)
 {
 	const struct sroce_send_wqe *w;
@@ -762,7 +764,7 @@ void sroce_req_run(struct sroce_qp *qp, int *budget)
 			}
 			/* Its receiver, if on this host, runs elsewhere. */
 			if (qp->req.stream >= SROCE_STREAM_MSGS)
-				sroce_sched_hint_stream();
+				sroce_sched_hint_stream(qp->attr.dest_qp_num);
 			s->first_psn = qp->req.psn;
 			s->npsn = sroce_swqe_npsn(qp, s);
 			qp->req.psn = sroce_psn_add(qp->req.psn, s->npsn);

@@ -91,9 +91,9 @@ void sroce_svc_error(struct sroce_qp *qp, enum ib_event_type ev)
 	sroce_svc_kick(qp);
 }
 
-bool sroce_svc_scq_drained(struct sroce_qp *qp)
+bool sroce_svc_scq_taken(struct sroce_qp *qp)
 {
-	return sroce_cq_drained(qp->scq);
+	return sroce_cq_taken(qp->scq, qp->req.stream_cqe);
 }
 
 /*
@@ -103,6 +103,7 @@ bool sroce_svc_scq_drained(struct sroce_qp *qp)
 int sroce_svc_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 		       bool solicited)
 {
+	u32 pos;
 	int ret;
 
 	cqe->qp_num = qp->ibqp.qp_num;
@@ -110,8 +111,10 @@ int sroce_svc_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 	trace_sroce_complete(cqe->qp_num, recv, cqe->wr_id, cqe->status,
 			     cqe->opcode);
 	ret = sroce_cq_post(recv ? qp->rcq : qp->scq, cqe, &qp->ibqp,
-			    solicited);
+			    solicited, &pos);
 	if (ret)
 		sroce_svc_error(qp, IB_EVENT_QP_FATAL);
+	else if (!recv)
+		qp->req.stream_cqe = pos;	/* the send task's own */
 	return ret;
 }

@@ -24,8 +24,8 @@ void sroce_svc_error(struct sroce_qp *qp, enum ib_event_type ev);
 int sroce_svc_complete(struct sroce_qp *qp, bool recv, struct sroce_cqe *cqe,
 		       bool solicited);
 
-/* Has the consumer taken every CQE of this QP's send CQ? */
-bool sroce_svc_scq_drained(struct sroce_qp *qp);
+/* Has the consumer taken this QP's last send CQE (req.stream_cqe)? */
+bool sroce_svc_scq_taken(struct sroce_qp *qp);
 
 /*
  * Run both tasks' engines again (the move to ERR: both queues flush):

@@ -385,27 +385,30 @@ static void sroce_cq_overflow(struct sroce_cq *cq)
 }
 
 /*
- * Has the consumer taken every CQE? Under the lock: a resize may swap the
- * ring. A hint only: the consumer may poll a moment later.
+ * Has the consumer taken the CQE sroce_cq_post() put at @pos? Under the
+ * lock: a resize swaps the ring, and numbers the CQEs it keeps from 0, so
+ * an answer about a CQE from before a resize is a guess. A hint only.
  */
-bool sroce_cq_drained(struct sroce_cq *cq)
+bool sroce_cq_taken(struct sroce_cq *cq, u32 pos)
 {
 	unsigned long flags;
-	bool drained;
+	bool taken;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	drained = !sroce_queue_prod_used(&cq->q);
+	/* Acquire, as the producer reads it (sroce_queue_prod_used()). */
+	taken = (s32)(smp_load_acquire(&cq->q.ctrl->cons) - pos) > 0;
 	spin_unlock_irqrestore(&cq->lock, flags);
-	return drained;
+	return taken;
 }
 
 /*
- * The one way a CQE enters a CQ, from any engine and any context. Returns
- * -ENOSPC once the CQ has overflowed: it then stays in error, as the
- * IBTA requires (11.4.2.1), and the caller moves its QP to error.
+ * The one way a CQE enters a CQ, from any engine and any context, at a
+ * position it writes to @pos (sroce_cq_taken()). Returns -ENOSPC once the
+ * CQ has overflowed: it then stays in error, as the IBTA requires
+ * (11.4.2.1), and the caller moves its QP to error.
  */
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
-		  struct ib_qp *qp, bool solicited)
+		  struct ib_qp *qp, bool solicited, u32 *pos)
 {
 	struct sroce_queue_ctrl *ctrl;
 	bool notify = false, overflow = false, steer = false;
@@ -430,6 +433,7 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	/* A clock read only for a CQ that asked: it costs under emulation. */
 	if (cq->stamp)
 		((struct sroce_cqe *)slot)->timestamp = ktime_get_ns();
+	*pos = cq->q.own;
 	sroce_queue_prod_publish(&cq->q);
 	cq->irq_cqes++;
 

@@ -60,7 +60,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
-		  struct ib_qp *qp, bool solicited);
-bool sroce_cq_drained(struct sroce_cq *cq);
+		  struct ib_qp *qp, bool solicited, u32 *pos);
+bool sroce_cq_taken(struct sroce_cq *cq, u32 pos);
 
 #endif /* SROCE_CQ_H */

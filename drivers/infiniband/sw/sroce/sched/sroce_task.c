@@ -192,19 +192,17 @@ static void sroce_task_dispatch(struct sroce_task *t, struct sroce_sched_cpu *c)
 
 /*
  * The CPU for a stream's receive task: an online one other than this,
- * that the poster may run on and that is not isolated, from a start that
- * follows the QP number so that streams spread. -1: none.
+ * that the poster (current: a post section is in task context) may run
+ * on and that is not isolated, from a start that follows the QP number so
+ * that streams spread. -1: none, as for a poster pinned to this CPU.
  */
 static int sroce_task_away_cpu(const struct sroce_qp *qp)
 {
-	const struct cpumask *allowed = cpu_online_mask;
 	int this = smp_processor_id(), cpu;
 
 	if (num_online_cpus() < 2)
 		return -1;
-	if (in_task())
-		allowed = current->cpus_ptr;
-	for_each_cpu_wrap(cpu, allowed,
+	for_each_cpu_wrap(cpu, current->cpus_ptr,
 			  (this + 1 + qp->ibqp.qp_num) % nr_cpu_ids) {
 		if (cpu != this && cpu_online(cpu) &&
 		    housekeeping_cpu(cpu, HK_TYPE_WQ) &&
@@ -215,11 +213,11 @@ static int sroce_task_away_cpu(const struct sroce_qp *qp)
 }
 
 /*
- * A receive task marked in a section that a post opened (the doorbell, a
- * kernel post: the sender's own context) whose requester sends a stream
- * one way (sroce_req_stream(): WQEs in a row that nobody answered or
- * waited for) is the caller's to run: it goes to a worker on another CPU
- * instead, so the sender's next posts overlap this one's receive. That
+ * The receive task of the QP that a stream one way goes to
+ * (sroce_req_stream(): WQEs in a row that nobody answered or waited for),
+ * marked in a section that a post opened (the doorbell, a kernel post:
+ * the sender's own context), is the caller's to run: it goes to a worker
+ * on another CPU instead, so the sender's next posts overlap this one's receive. That
  * worker then runs what the receive marks (the sender's completer, its
  * next requests) in its own section while the stream lasts, and the
  * sender's doorbells only mark. Its queue is high-priority: a
@@ -232,7 +230,8 @@ static bool sroce_task_away(struct sroce_task *t, struct sroce_sched_cpu *c)
 {
 	int cpu;
 
-	if (!t->recv || !c->post || !c->away)
+	if (!t->recv || !c->post || !c->away ||
+	    t->qp->ibqp.qp_num != c->away_qpn || sroce_qp_is_ud(t->qp))
 		return false;
 	cpu = sroce_task_away_cpu(t->qp);
 	if (cpu < 0)
@@ -371,7 +370,8 @@ void sroce_task_post(struct sroce_task *t)
 	}
 	sroce_sched_enter();
 	c = this_cpu_ptr(&sroce_sched);
-	if (c->depth == 1)
+	/* In task context: sroce_task_away_cpu() reads the poster's mask. */
+	if (c->depth == 1 && in_task())
 		c->post = true;
 	sroce_task_mark(t);
 	sroce_sched_leave();

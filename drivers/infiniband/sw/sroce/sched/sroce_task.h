@@ -66,6 +66,7 @@ struct sroce_sched_cpu {
 	bool stream;			/* a dispatch in it used its budget */
 	bool post;			/* opened by a post (sroce_task_post()) */
 	bool away;			/* a requester in it streams one way */
+	u32 away_qpn;			/* to this QP */
 	struct list_head runnable;	/* tasks this CPU owns and will run */
 };
 
@@ -100,14 +101,16 @@ static inline void sroce_task_place(struct sroce_task *t)
 }
 
 /*
- * The requester of the pass that runs here sends a stream one way: a
- * receive task it marks goes to another CPU (sroce_task_away()). In a
- * section; from a pass.
+ * The requester of the pass that runs here sends a stream one way to QP
+ * @qpn: its receive task, if on this host, goes to another CPU
+ * (sroce_task_away()). In a section; from a pass.
  */
-static inline void sroce_sched_hint_stream(void)
+static inline void sroce_sched_hint_stream(u32 qpn)
 {
-	if (sroce_sched_in_section())
+	if (sroce_sched_in_section()) {
 		this_cpu_write(sroce_sched.away, true);
+		this_cpu_write(sroce_sched.away_qpn, qpn);
+	}
 }
 
 /*
