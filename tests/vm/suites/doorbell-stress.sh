@@ -5,8 +5,8 @@
 # v2 address (loopback). Every message must arrive in order and intact, and
 # nothing may hang (doorbell_stress has its own watchdogs; timeout is the
 # last resort). Then the stream hand-off (Documentation/sroce-datapath.rst):
-# which patterns send a receiving QP's engines to another CPU. ITERS is kept small:
-# TCG runs ~20x slower than hardware.
+# which patterns send a receiving QP's engines to another CPU. ITERS is
+# kept small: TCG runs ~20x slower than hardware.
 #   scripts/vm-run.sh tests/vm/suites/doorbell-stress.sh
 set -u
 # shellcheck source=tests/vm/lib/lib.sh
@@ -25,7 +25,7 @@ rdma statistic show link "$dev/1" | tr ' ' '\n' | paste -sd' ' | sed 's/^/# /'
 # The stream hand-off (sroce_task_away()): a sender that waits for each
 # answer or completion keeps its chain on its own CPU; a stream one way
 # sends its receiver's engines to another. Counted by stream_handoffs,
-# which only these three runs move here.
+# which only the runs below move here.
 handoffs() {
 	rdma statistic show link "$dev/1" | tr ' ' '\n' |
 		grep -A1 -x stream_handoffs | sed -n 2p

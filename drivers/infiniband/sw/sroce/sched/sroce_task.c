@@ -217,14 +217,15 @@ static int sroce_task_away_cpu(const struct sroce_qp *qp)
  * (sroce_req_stream(): WQEs in a row that nobody answered or waited for),
  * marked in a section that a post opened (the doorbell, a kernel post:
  * the sender's own context), is the caller's to run: it goes to a worker
- * on another CPU instead, so the sender's next posts overlap this one's receive. That
- * worker then runs what the receive marks (the sender's completer, its
- * next requests) in its own section while the stream lasts, and the
- * sender's doorbells only mark. Its queue is high-priority: a
- * busy-polling consumer on that CPU would otherwise get half of it, and
- * each packet would wait a time slice. The budgets bound it as any
- * section (SROCE_SECTION_BUDGET). A ping-pong or a lockstep never comes
- * here: one wake-up per message would cost more than the receive.
+ * on another CPU instead, so the sender's next posts overlap this one's
+ * receive. That worker then runs what the receive marks (the sender's
+ * completer, its next requests) in its own section while the stream
+ * lasts, and the sender's doorbells only mark. Its queue is
+ * high-priority: a busy-polling consumer on that CPU would otherwise get
+ * half of it, and each packet would wait a time slice. The budgets bound
+ * it as any section (SROCE_SECTION_BUDGET). A ping-pong or a lockstep
+ * never comes here: one wake-up per message would cost more than the
+ * receive.
  */
 static bool sroce_task_away(struct sroce_task *t, struct sroce_sched_cpu *c)
 {
