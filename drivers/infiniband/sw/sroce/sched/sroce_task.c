@@ -26,8 +26,8 @@
  * (sroce_task_away()), so that the receiving side runs beside the posting
  * one, as a NIC's receive pipeline runs beside its transmit one.
  */
-#include <linux/sched/isolation.h>
 #include <linux/delay.h>
+#include <linux/sched/isolation.h>
 #include <linux/wait_bit.h>
 
 #include "sroce.h"
