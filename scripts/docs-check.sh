@@ -104,7 +104,7 @@ ext_prefix='ib_ IB_ ibv_ IBV_ rdma_ RDMA_ rxe_ RXE_ rpcrdma_ xprt_'
 ext_funcs='identify_cpu pgtable_l5_enabled frwr_unmap_sync cma_cancel_operation'
 # Lone identifiers of other software a literal may name: kernel symbols a
 # profile shows, kernel options, perftest's columns.
-ext_words='read_hpet unwind_next_frame orc_find arch_stack_walk mod_find
+ext_words='read_hpet memcpy_erms unwind_next_frame orc_find arch_stack_walk mod_find
 stack_access_ok set_track_prepare handle_softirqs finish_task_switch
 init_net hca_handle t_avg send_err modify_cq max_dgram_qlen
 IGNORE_OVERRUN REQ_NOTIFY_CQ DEBUG_LIST DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP

@@ -86,4 +86,20 @@ static_assert(SROCE_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
 				 SROCE_ACCESS_FLUSH_PERSISTENT)
 #endif
 
+/*
+ * The page pool's calls moved to their own headers in 6.6; 6.1's pools
+ * split pages into fragments only when asked to (PP_FLAG_PAGE_FRAG, a
+ * flag later kernels dropped: every pool may).
+ */
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
+#ifdef PP_FLAG_PAGE_FRAG
+#define SROCE_PP_FLAG_FRAG	PP_FLAG_PAGE_FRAG
+#else
+#define SROCE_PP_FLAG_FRAG	0
+#endif
+
 #endif /* SROCE_COMPAT_H */

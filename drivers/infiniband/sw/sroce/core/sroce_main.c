@@ -8,6 +8,7 @@
 
 #include "sroce.h"
 #include "core/sroce_sock.h"
+#include "net/sroce_net.h"
 #include "obs/sroce_debugfs.h"
 #include "proto/icrc.h"
 #include "sched/sroce_task.h"
@@ -64,9 +65,12 @@ static int __init sroce_init(void)
 	ret = sroce_sched_init();
 	if (ret)
 		return ret;
-	ret = sroce_sock_init();
+	ret = sroce_tx_init();
 	if (ret)
 		goto err_sched;
+	ret = sroce_sock_init();
+	if (ret)
+		goto err_tx;
 	ret = register_netdevice_notifier(&sroce_netdev_nb);
 	if (ret)
 		goto err_net;
@@ -75,6 +79,8 @@ static int __init sroce_init(void)
 	return 0;
 err_net:
 	sroce_sock_exit();
+err_tx:
+	sroce_tx_exit();
 err_sched:
 	sroce_sched_exit();
 	return ret;
@@ -92,6 +98,7 @@ static void __exit sroce_exit(void)
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_debugfs_exit();
 	sroce_sock_exit();
+	sroce_tx_exit();
 	sroce_sched_exit();
 }
 

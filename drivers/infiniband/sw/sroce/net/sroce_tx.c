@@ -262,28 +262,85 @@ static struct dst_entry *sroce_route(struct sroce_dev *sdev,
 }
 
 /*
- * A packet's buffer, carved from the per-CPU page fragment cache as NIC
- * drivers carve receive buffers: kmalloc() would zero every head it hands
- * out on kernels that initialise on allocation (Debian's default), which
- * cost as much as copying the payload; a fragment cache zeroes a page
- * once for many packets. Heads too big for a page come from alloc_skb().
+ * Packet buffers come from a page pool per CPU, carved into fragments as
+ * NIC drivers carve receive buffers, and go back to the pool when the skb
+ * is freed (on any CPU: into the pool's ring). A kernel that initialises
+ * memory on allocation (Debian's default) zeroes every page the page
+ * allocator hands out, which for a stream of packets cost as much as
+ * copying the payload; a recycled page is not zeroed again. Nothing of a
+ * page's last packet leaks: every byte of a packet is written before it
+ * leaves. A pool holds at most SROCE_TX_POOL_PAGES pages in its ring (and
+ * the page pool's own small cache); what comes back beyond goes to the
+ * page allocator. Heads too big for a pool page come from alloc_skb().
  */
+#define SROCE_TX_POOL_ORDER	1
+#define SROCE_TX_POOL_PAGES	256
+
+static DEFINE_PER_CPU(struct page_pool *, sroce_tx_pool);
+
 static struct sk_buff *sroce_tx_alloc(unsigned int size)
 {
 	unsigned int truesize = SKB_DATA_ALIGN(size) +
 				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct page_pool *pool;
 	struct sk_buff *skb;
-	void *data;
+	struct page *page;
+	unsigned int off;
 
-	if (truesize > PAGE_SIZE)
+	if (truesize > PAGE_SIZE << SROCE_TX_POOL_ORDER)
 		return alloc_skb(size, GFP_ATOMIC);
-	data = netdev_alloc_frag(truesize);
-	if (!data)
+	/* A pool has one allocator at a time: its CPU, with BH off. */
+	local_bh_disable();
+	pool = this_cpu_read(sroce_tx_pool);
+	page = page_pool_dev_alloc_frag(pool, &off, truesize);
+	local_bh_enable();
+	if (!page)
 		return NULL;
-	skb = build_skb(data, truesize);
-	if (!skb)
-		skb_free_frag(data);
+	skb = build_skb(page_address(page) + off, truesize);
+	if (!skb) {
+		page_pool_put_full_page(pool, page, false);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
 	return skb;
+}
+
+/*
+ * The pools, one per possible CPU; before the first device. A pool's
+ * pages still in flight when it is destroyed return to the page allocator
+ * as their skbs are freed.
+ */
+int sroce_tx_init(void)
+{
+	struct page_pool_params pp = {
+		.flags = SROCE_PP_FLAG_FRAG,
+		.order = SROCE_TX_POOL_ORDER,
+		.pool_size = SROCE_TX_POOL_PAGES,
+	};
+	struct page_pool *pool;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		pp.nid = cpu_to_node(cpu);
+		pool = page_pool_create(&pp);
+		if (IS_ERR(pool)) {
+			sroce_tx_exit();
+			return PTR_ERR(pool);
+		}
+		per_cpu(sroce_tx_pool, cpu) = pool;
+	}
+	return 0;
+}
+
+/* After the last device is gone. */
+void sroce_tx_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		page_pool_destroy(per_cpu(sroce_tx_pool, cpu));
+		per_cpu(sroce_tx_pool, cpu) = NULL;
+	}
 }
 
 /* Hands @skb, one packet or a list, to the IP layer; under RCU. */
