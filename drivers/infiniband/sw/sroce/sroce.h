@@ -74,6 +74,8 @@ struct sroce_dev {
 	u32 fault_inv_wake_ms;
 	/* ... and an access through an FRMR lasts this much longer. */
 	u32 fault_copy_us;
+	/* Non-zero: packet buffers skip the page pools (sroce_tx.c). */
+	u32 fault_tx_nopool;
 	/* sroce/<name> in debugfs, from registration (sroce_debugfs.c) */
 	struct dentry *debugfs;
 	/* The UDP port in the netdev's namespace (sroce_sock.c). */

@@ -65,9 +65,7 @@ static int __init sroce_init(void)
 	ret = sroce_sched_init();
 	if (ret)
 		return ret;
-	ret = sroce_tx_init();
-	if (ret)
-		goto err_sched;
+	sroce_tx_init();
 	ret = sroce_sock_init();
 	if (ret)
 		goto err_tx;
@@ -81,7 +79,6 @@ err_net:
 	sroce_sock_exit();
 err_tx:
 	sroce_tx_exit();
-err_sched:
 	sroce_sched_exit();
 	return ret;
 }

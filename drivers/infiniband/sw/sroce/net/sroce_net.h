@@ -21,7 +21,7 @@ struct sroce_pd;
 struct sroce_qp;
 
 /* sroce_tx.c */
-int sroce_tx_init(void);
+void sroce_tx_init(void);
 void sroce_tx_exit(void);
 int sroce_av_resolve(const struct rdma_ah_attr *ah, struct sroce_av *av);
 typedef int (*sroce_fill_fn)(void *dst, u32 len, u32 *crc, void *priv);

@@ -269,30 +269,30 @@ static struct dst_entry *sroce_route(struct sroce_dev *sdev,
  * allocator hands out, which for a stream of packets cost as much as
  * copying the payload; a recycled page is not zeroed again. Nothing of a
  * page's last packet leaks: every byte of a packet is written before it
- * leaves. A pool holds at most SROCE_TX_POOL_PAGES pages in its ring (and
- * the page pool's own small cache); what comes back beyond goes to the
- * page allocator. Heads too big for a pool page come from alloc_skb().
+ * leaves. A pool's block is the pages that hold the largest packet (two
+ * with 4 KiB pages, one with larger ones). It keeps at most
+ * SROCE_TX_POOL_RING blocks in its ring, and the page pool up to 64 more
+ * in its cache, until the module unloads; what comes back past that goes
+ * to the page allocator. Heads too big for a block come from alloc_skb(),
+ * and a CPU whose pool is empty and cannot grow, or has none, carves the
+ * page fragment cache, as before the pools.
  */
-#define SROCE_TX_POOL_ORDER	1
-#define SROCE_TX_POOL_PAGES	256
+#define SROCE_TX_POOL_BLOCK	8192
+#define SROCE_TX_POOL_RING	128
 
 static DEFINE_PER_CPU(struct page_pool *, sroce_tx_pool);
 
-static struct sk_buff *sroce_tx_alloc(unsigned int size)
+static struct sk_buff *sroce_tx_alloc_pool(unsigned int truesize)
 {
-	unsigned int truesize = SKB_DATA_ALIGN(size) +
-				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct page_pool *pool;
 	struct sk_buff *skb;
 	struct page *page;
 	unsigned int off;
 
-	if (truesize > PAGE_SIZE << SROCE_TX_POOL_ORDER)
-		return alloc_skb(size, GFP_ATOMIC);
 	/* A pool has one allocator at a time: its CPU, with BH off. */
 	local_bh_disable();
 	pool = this_cpu_read(sroce_tx_pool);
-	page = page_pool_dev_alloc_frag(pool, &off, truesize);
+	page = pool ? page_pool_dev_alloc_frag(pool, &off, truesize) : NULL;
 	local_bh_enable();
 	if (!page)
 		return NULL;
@@ -305,31 +305,49 @@ static struct sk_buff *sroce_tx_alloc(unsigned int size)
 	return skb;
 }
 
+static struct sk_buff *sroce_tx_alloc(unsigned int size, bool pool)
+{
+	unsigned int truesize = SKB_DATA_ALIGN(size) +
+				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (truesize > PAGE_SIZE << get_order(SROCE_TX_POOL_BLOCK))
+		return alloc_skb(size, GFP_ATOMIC);
+	skb = pool ? sroce_tx_alloc_pool(truesize) : NULL;
+	if (skb)
+		return skb;
+	data = netdev_alloc_frag(truesize);
+	if (!data)
+		return NULL;
+	skb = build_skb(data, truesize);
+	if (!skb)
+		skb_free_frag(data);
+	return skb;
+}
+
 /*
- * The pools, one per possible CPU; before the first device. A pool's
- * pages still in flight when it is destroyed return to the page allocator
- * as their skbs are freed.
+ * The pools, one per possible CPU; before the first device. A CPU whose
+ * pool could not be made does without. A pool's pages still in flight
+ * when it is destroyed return to the page allocator as their skbs are
+ * freed.
  */
-int sroce_tx_init(void)
+void sroce_tx_init(void)
 {
 	struct page_pool_params pp = {
 		.flags = SROCE_PP_FLAG_FRAG,
-		.order = SROCE_TX_POOL_ORDER,
-		.pool_size = SROCE_TX_POOL_PAGES,
+		.order = get_order(SROCE_TX_POOL_BLOCK),
+		.pool_size = SROCE_TX_POOL_RING,
+		/* Refills from the node of the CPU that allocates. */
+		.nid = NUMA_NO_NODE,
 	};
 	struct page_pool *pool;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		pp.nid = cpu_to_node(cpu);
 		pool = page_pool_create(&pp);
-		if (IS_ERR(pool)) {
-			sroce_tx_exit();
-			return PTR_ERR(pool);
-		}
-		per_cpu(sroce_tx_pool, cpu) = pool;
+		per_cpu(sroce_tx_pool, cpu) = IS_ERR(pool) ? NULL : pool;
 	}
-	return 0;
 }
 
 /* After the last device is gone. */
@@ -504,7 +522,8 @@ static int sroce_tx_one(struct sroce_qp *qp, const struct sroce_av *av,
 		sroce_count(sdev, SROCE_CNT_TX_DROP_ROUTE, 1);
 		return 0;
 	}
-	skb = sroce_tx_alloc(LL_RESERVED_SPACE(dst->dev) + len);
+	skb = sroce_tx_alloc(LL_RESERVED_SPACE(dst->dev) + len,
+			     !READ_ONCE(sdev->fault_tx_nopool));
 	if (!skb) {
 		dst_release(dst);
 		rcu_read_unlock();

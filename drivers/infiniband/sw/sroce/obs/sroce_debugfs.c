@@ -136,6 +136,9 @@ void sroce_debugfs_dev_add(struct sroce_dev *sdev)
 	debugfs_create_u32("fault_inv_wake_ms", 0600, dir,
 			   &sdev->fault_inv_wake_ms);
 	debugfs_create_u32("fault_copy_us", 0600, dir, &sdev->fault_copy_us);
+	/* Tests only: take the path of a CPU whose pool is empty. */
+	debugfs_create_u32("fault_tx_nopool", 0600, dir,
+			   &sdev->fault_tx_nopool);
 	WRITE_ONCE(sdev->debugfs, dir);
 }
 
