@@ -75,6 +75,13 @@ run_ok "rc_peer on $dev (client)" connect_retry timeout 60 /usr/libexec/sroce/rc
 wait $srv
 ok "$(($? == 0))" "rc_peer on $dev (server)" || diag "$(tail -3 /tmp/rc_peer.log)"
 ok "$([ -n "$qpf" ] && [ ! -e "$qpf" ] && echo 1 || echo 0)" "the file went with its QP"
+# The engines' workers run ahead of processes, and root may say otherwise
+# (sroce-datapath.rst, The scheduler).
+wqn=/sys/devices/virtual/workqueue/sroce/nice
+is "$(cat $wqn 2>/dev/null)" "-20" "the engines' workqueue runs at nice -20"
+run_ok "root sets its nice to 0" sh -c "echo 0 > $wqn"
+is "$(cat $wqn 2>/dev/null)" "0" "its nice reads 0"
+run_ok "and back to -20" sh -c "echo -20 > $wqn"
 echo 0 > $tr/events/sroce/enable 2>/dev/null
 for e in sroce_post_send sroce_post_recv sroce_xmit sroce_recv sroce_complete; do
 	n=$(grep -c " $e: " $tr/trace 2>/dev/null)

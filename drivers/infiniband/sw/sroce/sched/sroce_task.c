@@ -490,7 +490,15 @@ int sroce_sched_init(void)
 
 	for_each_possible_cpu(cpu)
 		INIT_LIST_HEAD(&per_cpu_ptr(&sroce_sched, cpu)->runnable);
-	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * High priority, as a NIC driver's NAPI and rdma_rxe's tasklets run
+	 * ahead of processes: at the default priority a stream's worker got
+	 * half a CPU beside a consumer's busy poll. WQ_SYSFS gives root the
+	 * knobs (/sys/devices/virtual/workqueue/sroce/: nice, cpumask).
+	 */
+	sroce_wq = alloc_workqueue("sroce",
+				   WQ_UNBOUND | WQ_HIGHPRI | WQ_SYSFS |
+				   WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
 	sroce_away_wq = alloc_workqueue("sroce_away",
