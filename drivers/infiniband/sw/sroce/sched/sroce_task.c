@@ -55,13 +55,22 @@ struct workqueue_struct *sroce_wq;
 /* Bound to a CPU, and ahead of the processes there (sroce_task_away()). */
 static struct workqueue_struct *sroce_away_wq;
 
-/* The caller owns the task: the worker goes on with it, at the tail. */
-static void sroce_task_defer(struct sroce_task *t)
+/*
+ * The caller owns the task: a worker of @wq goes on with it, at the tail,
+ * on @cpu (WORK_CPU_UNBOUND: where the queue likes).
+ */
+static void sroce_task_queue(struct sroce_task *t,
+			     struct workqueue_struct *wq, int cpu)
 {
 	t->stats.worker_handoffs++;
 	sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
 	/* Only an owner queues it, once per ownership. */
-	WARN_ON_ONCE(!queue_work(sroce_wq, &t->work));
+	WARN_ON_ONCE(!queue_work_on(cpu, wq, &t->work));
+}
+
+static void sroce_task_defer(struct sroce_task *t)
+{
+	sroce_task_queue(t, sroce_wq, WORK_CPU_UNBOUND);
 }
 
 /*
@@ -237,11 +246,8 @@ static bool sroce_task_away(struct sroce_task *t, struct sroce_sched_cpu *c)
 	cpu = sroce_task_away_cpu(t->qp);
 	if (cpu < 0)
 		return false;
-	t->stats.worker_handoffs++;
-	sroce_count(t->sdev, SROCE_CNT_WORKER_HANDOFFS, 1);
 	sroce_count(t->sdev, SROCE_CNT_STREAM_HANDOFFS, 1);
-	/* Only an owner queues it, once per ownership. */
-	WARN_ON_ONCE(!queue_work_on(cpu, sroce_away_wq, &t->work));
+	sroce_task_queue(t, sroce_away_wq, cpu);
 	return true;
 }
 
