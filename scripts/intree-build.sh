@@ -29,7 +29,7 @@ obj=$work/obj	# the kernel's object tree (O=)
 ext=$work/ext/sroce	# the copy make M= builds in
 log=$work/build.log
 # The configuration: bump when the options below change.
-recipe="x86_64_defconfig 1"
+recipe="x86_64_defconfig 2"
 
 mkdir -p "$base"
 exec 8>"$base/.lock"
