@@ -40,6 +40,7 @@ help:
 	@echo "               between two VMs under loss, the ULPs, congestion control on"
 	@echo "               a shared bottleneck: median-of-3 tables [PROFILE=1]"
 	@echo "make profile   guest perf profiles of rxe and sroce: build/profile-*.txt"
+	@echo "make pyverbs   rdma-core's Python tests (pyverbs) on sroce and rxe, 6.12"
 
 deps:
 	$(TOP)/scripts/deps.sh
@@ -162,9 +163,13 @@ profile: deps
 	$(MAKE) all stage
 	$(TOP)/scripts/profile.sh
 
+# rdma-core's pyverbs tests on sroce and rdma_rxe, one VM on 6.12.
+pyverbs: deps
+	$(TOP)/scripts/pyverbs.sh
+
 clean:
 	rm -rf $(BUILD)/kbuild $(BUILD)/provider $(BUILD)/prog $(BUILD)/prog-flush $(BUILD)/unit \
 		$(STAGE) $(BUILD)/results
 
 .PHONY: all help deps module test-kmod provider progs install install-tests stage \
-	dkms-src intree unit demo check bench profile clean
+	dkms-src intree unit demo check bench profile clean pyverbs

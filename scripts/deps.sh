@@ -18,7 +18,7 @@ PKGS=(qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
       pkg-config librdmacm-dev libnl-3-dev libnl-route-3-dev libudev-dev gcc make curl
       libclang-rt-14-dev clang dkms procps ethtool tcpdump strace
       iperf3 linux-perf fio nvme-cli nfs-kernel-server open-iscsi ndctl
-      ccache flex bison libelf-dev libssl-dev)
+      ccache flex bison libelf-dev libssl-dev python3 python3-pyverbs)
 
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# vm-initramfs.sh KVER OUT.cpio [base|ulp]
+# vm-initramfs.sh KVER OUT.cpio [base|ulp|py]
 # Build the base initramfs of the test VM from the host's own files: the
 # userspace tools and every library they load, the provider libraries, and
 # the kernel modules of KVER with their dependencies. It does not change from
 # run to run, so it is cached; the per-run files come in a second archive
 # (vm-overlay.sh) that the kernel unpacks on top. The ulp flavour adds the
 # kernel ULPs' modules and tools (twice the size: only their suites pay
-# for it).
+# for it); the py flavour adds Python and rdma-core's pyverbs with its
+# test suite (tests/vm/suites/pyverbs.sh).
 set -euo pipefail
 
 die() { echo "vm-initramfs: $*" >&2; exit 1; }
-[ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: vm-initramfs.sh KVER OUT.cpio [base|ulp]"
+[ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: vm-initramfs.sh KVER OUT.cpio [base|ulp|py]"
 kver=$1 out=$2 flavour=${3:-base}
 here=$(cd "$(dirname "$0")" && pwd)
 init=$here/vm-init.sh
@@ -49,6 +50,12 @@ if [ "$flavour" = ulp ]; then
 		nfsd nfs nfsv3 nfsv4 rpcrdma
 		ib_isert ib_iser target_core_mod target_core_iblock iscsi_target_mod sd_mod)
 fi
+# The py flavour: every file of Python's packages and pyverbs', and the
+# byte code Debian compiled for them on the host (the guest would
+# otherwise compile the standard library it imports on every boot).
+PY_PKGS=()
+[ "$flavour" = py ] && PY_PKGS=(python3-minimal python3.11-minimal libpython3.11-minimal
+	libpython3.11-stdlib libpython3.11 python3 python3-pyverbs)
 # The crc32/crc32c implementations rxe's ICRC may ask for by crypto name,
 # and a few that may be built in or absent depending on the kernel.
 OPT_MODULES=(crc32_generic crc32c_generic crc32-pclmul crc32c-intel
@@ -105,6 +112,27 @@ for pkg in "${PROG_PKGS[@]}"; do
 		add "$f"
 	done < <(dpkg -L "$pkg" | grep -E '^/(usr/)?s?bin/[^/]+$')
 done
+
+for pkg in ${PY_PKGS[@]+"${PY_PKGS[@]}"}; do
+	installed "$pkg" || die "package $pkg is not installed (run scripts/deps.sh)"
+	while read -r f; do
+		[ -d "$f" ] && [ ! -L "$f" ] && continue
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		add "$f"
+		case $f in
+		*.py)
+			b=${f##*/}
+			for c in "${f%/*}"/__pycache__/"${b%.py}".cpython-*.pyc; do
+				[ -f "$c" ] && add "$c"
+			done
+			;;
+		esac
+	done < <(dpkg -L "$pkg")
+done
+# rdma-core's tests as Debian ships them, some compressed: runnable.
+if [ "$flavour" = py ]; then
+	gunzip -f "$root"/usr/share/doc/rdma-core/tests/*.gz
+fi
 
 # busybox only fills the gaps (poweroff, ...): its applets live in a
 # directory that comes last in the guest's PATH.

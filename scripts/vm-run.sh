@@ -62,10 +62,12 @@ if [ -z "${SROCE_VM_LOCKED:-}" ]; then
 fi
 vmlinux=$vmdir/vmlinux-$kver
 # A suite that says "# vm-image: ulp" boots the image with the kernel
-# ULPs' tools (fio, nvme-cli, NFS, open-iscsi); the others boot the
+# ULPs' tools (fio, nvme-cli, NFS, open-iscsi), one that says
+# "# vm-image: py" the one with Python and pyverbs; the others boot the
 # smaller one, which starts seconds sooner.
 flavour=base
 grep -q '^# vm-image: ulp$' "$test" && flavour=ulp
+grep -q '^# vm-image: py$' "$test" && flavour=py
 base=$vmdir/$flavour-$kver.cpio
 "$top/scripts/vm-vmlinux.sh" "$kver" "$vmlinux"
 "$top/scripts/vm-initramfs.sh" "$kver" "$base" "$flavour"
