@@ -103,12 +103,14 @@ ext_prefix='ib_ IB_ ibv_ IBV_ rdma_ RDMA_ rxe_ RXE_ rpcrdma_ xprt_'
 # Kernel functions the documentation explains that the code never calls.
 ext_funcs='identify_cpu pgtable_l5_enabled frwr_unmap_sync cma_cancel_operation'
 # Lone identifiers of other software a literal may name: kernel symbols a
-# profile shows, kernel options, perftest's columns.
+# profile shows, kernel options, perftest's columns, rdma-core's pyverbs
+# test modules.
 ext_words='read_hpet memcpy_erms unwind_next_frame orc_find arch_stack_walk mod_find
 stack_access_ok set_track_prepare handle_softirqs finish_task_switch
 init_net hca_handle t_avg send_err modify_cq max_dgram_qlen
 IGNORE_OVERRUN REQ_NOTIFY_CQ DEBUG_LIST DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP
-PROVE_LOCKING CSD_LOCK_WAIT_DEBUG'
+PROVE_LOCKING CSD_LOCK_WAIT_DEBUG test_odp test_atomic test_qpex test_cqex
+test_relaxed_ordering test_flow test_rss_traffic test_shared_pd test_mr'
 # Other projects' files the documentation names (QEMU's, rdma_rxe's, the
 # kernel's configuration fragments, checkpatch).
 ext_paths='net/dgram.c net/queue.c net/net.c hw/net/virtio-net.c rxe_*.c

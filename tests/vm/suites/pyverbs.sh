@@ -50,11 +50,16 @@ report() {
 	grep -E '^(FAIL|ERROR): ' "/tmp/pyverbs-$1.log" | sed "s/^/$1 /" | while read -r l; do
 		diag "$l"
 	done
-	sed -n "s/.* \.\.\. skipped '\(.*\)'\$/\1/p" "/tmp/pyverbs-$1.log" | cut -c1-100 |
+	sed -n "s/.* (tests\.\([a-z0-9_]*\)\..*) \.\.\. skipped '\(.*\)'\$/\1: \2/p" \
+		"/tmp/pyverbs-$1.log" | cut -c1-110 |
 		sort | uniq -c | sort -rn | while read -r l; do
 		diag "$1 skipped $l"
 	done
 }
+
+# The MR tests over huge pages skip without a pool of 2 MiB pages.
+echo 128 >/proc/sys/vm/nr_hugepages
+ok "$(cat /proc/sys/vm/nr_hugepages)" "2 MiB huge pages allocated for the MR tests"
 
 modprobe sroce
 run_ok "rdma link add sroce0" rdma link add sroce0 type sroce netdev eth0
