@@ -7,8 +7,7 @@
 #   # PYVERBS <dev> ran N passed P skipped S failures F errors E
 # and each test that failed or erred. sroce must fail none and err none;
 # rdma_rxe's figures are the yardstick, not a check (its failures are
-# the peer's). Not in make check (make pyverbs): each device's run takes
-# minutes under TCG.
+# the peer's). make check runs it on 6.12; make pyverbs runs it alone.
 . "${SROCE_TESTS:-$(dirname "$0")/..}/lib/lib.sh"
 . "${SROCE_TESTS:-$(dirname "$0")/..}/lib/roce.sh"
 tests=/usr/share/doc/rdma-core/tests
