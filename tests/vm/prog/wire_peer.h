@@ -50,7 +50,8 @@ struct wire_got {
 /*
  * A frame to @qp from @sip (the peer's address, or a stranger's), its IP
  * TOS byte @tos (ECN in the low two bits), with @paylen bytes of @pay:
- * 0, or -1. The ICRC masks the TOS; the IP checksum is made again.
+ * 0, or -1. @f's P_Key is the port's (0xffff) where it is 0. The ICRC
+ * masks the TOS; the IP checksum is made again.
  */
 static __attribute__((unused)) int wire_send_as(struct ibv_qp *qp,
 						struct sroce_fields *f,
@@ -64,7 +65,9 @@ static __attribute__((unused)) int wire_send_as(struct ibv_qp *qp,
 	};
 	int n, len;
 
-	f->pkey = SROCE_DEFAULT_PKEY;
+	/* The port's P_Key unless the caller set another. */
+	if (!f->pkey)
+		f->pkey = SROCE_DEFAULT_PKEY;
 	f->dqpn = qp->qp_num;
 	f->pad = sroce_pad(paylen);
 	n = sroce_hdrs_encode(l4, sizeof(l4), f);

@@ -4,9 +4,9 @@
 # survived; FLUSH and ATOMIC WRITE against a peer played on the veth
 # (a19_wire) and through the verbs (a19_ops); selective repeat against
 # such a peer (sr_wire); CNPs and CE marks from the peer and from a
-# stranger (cc_wire); and the UDP port shared
-# with (or refused to) rdma_rxe. It runs on 6.12 too: only from 6.2 on
-# may an MR grant FLUSH.
+# stranger (cc_wire); P_Keys on a connected QP (pkey_wire); and the UDP
+# port shared with (or refused to) rdma_rxe. It runs on 6.12 too: only
+# from 6.2 on may an MR grant FLUSH.
 . "${SROCE_TESTS:-$(dirname "$0")/..}/lib/lib.sh"
 
 inject=/usr/libexec/sroce/roce_inject
@@ -87,6 +87,8 @@ tap_merge a19_wire timeout 120 /usr/libexec/sroce/a19_wire sx "${gid:-0}" vb
 tap_merge sr_wire timeout 300 /usr/libexec/sroce/sr_wire sx "${gid:-0}" vb
 # Congestion notification only from the QP's peer.
 tap_merge cc_wire timeout 120 /usr/libexec/sroce/cc_wire sx "${gid:-0}" vb
+# A connected QP takes only its partition's P_Key, as requests and as ACKs.
+tap_merge pkey_wire timeout 120 /usr/libexec/sroce/pkey_wire sx "${gid:-0}" vb
 # ... and ibv_wr_flush, under rdma-core 56.1's libibverbs (44 has none).
 tap_merge flush_ops env "$(rc56_env)" timeout 120 /usr/libexec/sroce/flush_ops sx "${gid:-0}"
 

@@ -170,8 +170,7 @@ static void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (sroce_parse(skb->data, skb->len, 0, &pkt) != SROCE_PARSE_OK ||
 	    pkt.info->transport != SROCE_TR_UD ||
-	    (pkt.f.pkey & ~SROCE_PKEY_MEMBER) !=
-	    (SROCE_DEFAULT_PKEY & ~SROCE_PKEY_MEMBER)) {
+	    !sroce_pkey_match(pkt.f.pkey)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_BAD, 1);
 		return;
 	}

@@ -419,6 +419,15 @@ static void sroce_rx_deliver(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP, 1);
 		goto drop;
 	}
+	/*
+	 * A connected QP's packets carry its partition's P_Key; a datagram
+	 * QP checks its own with the Q_Key (sroce_ud.c).
+	 */
+	if (!sroce_qp_is_ud(qp) && !sroce_pkey_match(pkt->f.pkey)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_BAD, 1);
+		sroce_rx_qp_put(qp);
+		goto drop;
+	}
 	trace_sroce_recv(pkt->f.dqpn, pkt->f.psn, pkt->f.opcode, pkt->len);
 	skb_pull(skb, (const u8 *)pkt->bth - skb->data);
 	skb_trim(skb, pkt->len);

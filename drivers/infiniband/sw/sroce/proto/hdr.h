@@ -28,6 +28,18 @@
 #define SROCE_ICRC_LEN		4
 #define SROCE_MAX_PAD		3
 
+/*
+ * Does a BTH's P_Key match the port's? Its table holds one entry, the
+ * default partition's as a full member, so every key of that partition
+ * matches, a limited member's too (IBTA 10.9.3: the low 15 bits equal,
+ * not both limited).
+ */
+static inline bool sroce_pkey_match(u16 pkey)
+{
+	return (pkey & ~SROCE_PKEY_MEMBER) ==
+	       (SROCE_DEFAULT_PKEY & ~SROCE_PKEY_MEMBER);
+}
+
 /* Base Transport Header, 12 bytes */
 struct sroce_bth {
 	u8	opcode;
