@@ -34,24 +34,12 @@
 #define ACC		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
 #define OP(x)		SROCE_OPCODE(RC, x)
 
-static struct ibv_pd *pd;
-static struct ibv_cq *cq;
-static unsigned char *mem;
-static struct ibv_mr *mr;
+static struct wire_rc rc;
 static in_addr_t stranger;
 
 static long long counter(const char *name)
 {
 	return hw_counter(wire.dev, name);
-}
-
-/* Counter @name reached @from + @by: printed either way. */
-static int grew(const char *name, long long from, long long by)
-{
-	long long v = wire_counter_at(name, from + by);
-
-	printf("# %s %lld -> %lld, want +%lld\n", name, from, v, by);
-	return v == from + by;
 }
 
 /* A CNP to @qp from @sip. */
@@ -69,7 +57,7 @@ static int write_from(struct ibv_qp *qp, unsigned int psn, in_addr_t sip,
 	unsigned char pay[WLEN];
 	struct sroce_fields f = {
 		.opcode = OP(WRITE_ONLY), .psn = psn, .ackreq = true,
-		.reth = { .va = (uintptr_t)mem, .rkey = mr->rkey,
+		.reth = { .va = (uintptr_t)rc.mem, .rkey = rc.mr->rkey,
 			  .len = WLEN },
 	};
 
@@ -87,12 +75,13 @@ static void cnps(struct ibv_qp *qp)
 
 	for (i = 0; i < NCNP; i++)
 		err |= cnp_from(qp, stranger);
-	check(!err && grew("rx_cnp", cnp0, NCNP) &&
-	      grew("rx_drop_bad", bad0, NCNP),
+	check(!err && wire_grew("rx_cnp", cnp0, NCNP) &&
+	      wire_grew("rx_drop_bad", bad0, NCNP),
 	      "%d CNPs from a stranger arrive and are dropped as rx_drop_bad",
 	      NCNP);
-	check(!cnp_from(qp, wire.peer_ip) && grew("rx_cnp", cnp0, NCNP + 1) &&
-	      grew("rate_cuts", cuts0, 1),
+	check(!cnp_from(qp, wire.peer_ip) &&
+	      wire_grew("rx_cnp", cnp0, NCNP + 1) &&
+	      wire_grew("rate_cuts", cuts0, 1),
 	      "then one from the peer: rate_cuts grows by one, the stranger's cut nothing");
 }
 
@@ -108,7 +97,7 @@ static void ce_marks(struct ibv_qp *qp)
 	int acked = 0, cnp = 0;
 
 	check(!write_from(qp, psn, stranger, ECN_CE) &&
-	      grew("rx_drop_bad", bad0, 1),
+	      wire_grew("rx_drop_bad", bad0, 1),
 	      "a WRITE marked CE from a stranger is dropped as rx_drop_bad");
 	check(!write_from(qp, psn, wire.peer_ip, 0) &&
 	      !wire_expect(&g, OP(ACK), psn, ACK_OK, 1, -1),
@@ -125,39 +114,19 @@ static void ce_marks(struct ibv_qp *qp)
 	}
 	check(acked && cnp == 1,
 	      "then its WRITE marked CE: ACKed, and a CNP comes to the peer");
-	check(grew("tx_cnp", cnp0, 1),
+	check(wire_grew("tx_cnp", cnp0, 1),
 	      "tx_cnp grew by one: the stranger's mark made no CNP");
 }
 
 int main(int argc, char **argv)
 {
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_qp *qp;
-
 	if (!wire_open(argc, argv))
 		return tap_done();
 	stranger = inet_addr("10.99.0.3");
-	pd = ibv_alloc_pd(wire.ctx);
-	cq = ibv_create_cq(wire.ctx, 16, NULL, NULL, 0);
-	mem = aligned_alloc(4096, LEN);
-	if (!check(pd && cq && mem, "a PD, a CQ, the buffer"))
+	if (wire_rc_open(&rc, LEN, ACC, RQ0, 0x100))
 		return tap_done();
-	mr = ibv_reg_mr(pd, mem, LEN, ACC);
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	qp = mr ? ibv_create_qp(pd, &ia) : NULL;
-	if (!check(qp && !wire_qp_rts(qp, ACC, 4, RQ0, 0x100, 20),
-		   "an MR, an RC QP in RTS with the peer"))
-		return tap_done();
-	cnps(qp);
-	ce_marks(qp);
-	check(wire_qp_in(qp, IBV_QPS_RTS), "the QP is still in RTS");
-	check(!ibv_destroy_qp(qp) && !ibv_dereg_mr(mr) &&
-	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
-	      !ibv_close_device(wire.ctx), "everything released");
+	cnps(rc.qp);
+	ce_marks(rc.qp);
+	wire_rc_close(&rc);
 	return tap_done();
 }

@@ -321,4 +321,66 @@ static __attribute__((unused)) struct ibv_context *wire_open(int argc,
 	return wire.ctx;
 }
 
+/* Counter @name reached @from + @by within 10 s: printed either way. */
+static __attribute__((unused)) int wire_grew(const char *name, long long from,
+					     long long by)
+{
+	long long v = wire_counter_at(name, from + by);
+
+	printf("# %s %lld -> %lld, want +%lld\n", name, from, v, by);
+	return v == from + by;
+}
+
+/* What a test against the played peer holds on the device. */
+struct wire_rc {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	unsigned char *mem;	/* @len bytes, page-aligned, under @mr */
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;	/* RC, in RTS with the peer */
+};
+
+/*
+ * After wire_open(): a PD, a CQ for both queues, @len bytes of memory
+ * registered with @access, and an RC QP in RTS with the peer as
+ * wire_qp_rts() makes it (@access, 4 responder resources, the peer's
+ * requests from @rq_psn, sroce's from @sq_psn, local ACK timeout 20), as
+ * two checks. 0, or -1 (a check failed).
+ */
+static __attribute__((unused)) int wire_rc_open(struct wire_rc *r, size_t len,
+						int access,
+						unsigned int rq_psn,
+						unsigned int sq_psn)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	r->pd = ibv_alloc_pd(wire.ctx);
+	r->cq = ibv_create_cq(wire.ctx, 16, NULL, NULL, 0);
+	r->mem = aligned_alloc(4096, len);
+	if (!check(r->pd && r->cq && r->mem, "a PD, a CQ, the buffer"))
+		return -1;
+	r->mr = ibv_reg_mr(r->pd, r->mem, len, access);
+	ia.send_cq = r->cq;
+	ia.recv_cq = r->cq;
+	r->qp = r->mr ? ibv_create_qp(r->pd, &ia) : NULL;
+	if (!check(r->qp && !wire_qp_rts(r->qp, access, 4, rq_psn, sq_psn, 20),
+		   "an MR, an RC QP in RTS with the peer"))
+		return -1;
+	return 0;
+}
+
+/* The end of such a test: the QP still in RTS, then all of it released. */
+static __attribute__((unused)) void wire_rc_close(struct wire_rc *r)
+{
+	check(wire_qp_in(r->qp, IBV_QPS_RTS), "the QP is still in RTS");
+	check(!ibv_destroy_qp(r->qp) && !ibv_dereg_mr(r->mr) &&
+	      !ibv_destroy_cq(r->cq) && !ibv_dealloc_pd(r->pd) &&
+	      !ibv_close_device(wire.ctx), "everything released");
+	free(r->mem);
+}
+
 #endif /* SROCE_PROG_WIRE_PEER_H */
