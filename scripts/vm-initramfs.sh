@@ -131,7 +131,7 @@ for pkg in ${PY_PKGS[@]+"${PY_PKGS[@]}"}; do
 done
 # rdma-core's tests as Debian ships them, some compressed: runnable.
 if [ "$flavour" = py ]; then
-	gunzip -f "$root"/usr/share/doc/rdma-core/tests/*.gz
+	find "$root/usr/share/doc/rdma-core/tests" -name '*.gz' -exec gunzip -f {} +
 fi
 
 # busybox only fills the gaps (poweroff, ...): its applets live in a
